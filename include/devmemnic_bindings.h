@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What devmemnic's own bindgen run reads: the kernel C API the module uses
+ * beyond what 6.12's `bindings` crate exposes, plus the module's C helpers.
+ */
+#include <linux/platform_device.h>
+#include <linux/dma-mapping.h>
+#include <linux/mm.h>
+#include <linux/highmem.h>
+#include <kunit/test.h>
+
+#include "devmemnic_helpers.h"

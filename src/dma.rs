@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Streaming DMA mappings and the virtual NIC's "DMA engine".
+//!
+//! A real NIC writes received bytes to a bus address. devmemnic does the same
+//! with the CPU: it turns the bus address back into the page behind it (the
+//! parent device uses dma-direct, so bus address = physical address) and copies
+//! through a temporary kernel mapping. Nothing else ever looks at the buffer's
+//! `struct page`, which is what keeps dma-buf net_iovs usable later.
+
+use crate::{bindings, platform::PlatformDevice};
+use kernel::{page::Page, prelude::*};
+
+/// A bus address on a device.
+pub type DmaAddr = bindings::dma_addr_t;
+
+/// The direction of a streaming mapping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// The device writes, the CPU reads (RX buffers).
+    FromDevice,
+    /// The CPU writes, the device reads (TX buffers).
+    ToDevice,
+}
+
+impl Direction {
+    fn as_raw(self) -> i32 {
+        match self {
+            Direction::FromDevice => bindings::dma_data_direction_DMA_FROM_DEVICE as i32,
+            Direction::ToDevice => bindings::dma_data_direction_DMA_TO_DEVICE as i32,
+        }
+    }
+}
+
+/// A page mapped for streaming DMA on a device, unmapped on drop.
+///
+/// # Invariants
+///
+/// `addr` is a successful mapping of `len` bytes of `page` on `dev` with `dir`,
+/// not yet unmapped; `dev` outlives the mapping.
+pub struct PageMapping<'a> {
+    dev: &'a PlatformDevice,
+    page: Page,
+    addr: DmaAddr,
+    len: usize,
+    dir: Direction,
+}
+
+impl<'a> PageMapping<'a> {
+    /// Maps a whole page on `dev`.
+    pub fn new(dev: &'a PlatformDevice, page: Page, dir: Direction) -> Result<Self> {
+        let len = kernel::page::PAGE_SIZE;
+        let raw_page = page.as_ptr().cast::<bindings::page>();
+        // SAFETY: `dev` is a live device and `raw_page` a page owned by `page`, which
+        // the mapping keeps until it is unmapped.
+        let addr =
+            unsafe { bindings::dmn_dma_map_page(dev.as_raw_device(), raw_page, 0, len, dir.as_raw()) };
+        // SAFETY: `addr` was just returned by a mapping call on this device.
+        if unsafe { bindings::dmn_dma_mapping_error(dev.as_raw_device(), addr) } {
+            return Err(ENOMEM);
+        }
+        // INVARIANT: the mapping succeeded.
+        Ok(Self { dev, page, addr, len, dir })
+    }
+
+    /// The bus address the device uses.
+    pub fn dma_addr(&self) -> DmaAddr {
+        self.addr
+    }
+
+    /// The mapped page.
+    pub fn page(&self) -> &Page {
+        &self.page
+    }
+}
+
+impl Drop for PageMapping<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the mapping is live (type invariant) and is unmapped once, here.
+        unsafe {
+            bindings::dmn_dma_unmap_page(self.dev.as_raw_device(), self.addr, self.len, self.dir.as_raw())
+        };
+    }
+}
+
+/// Writes `data` at bus address `addr` of `dev`, as the device's DMA engine would.
+///
+/// The write must stay inside the page `addr` lands in; returns `EFAULT` if the
+/// address is not RAM reachable by dma-direct or the write would cross the page.
+pub fn device_write(dev: &PlatformDevice, addr: DmaAddr, data: &[u8]) -> Result {
+    let offset = (addr as usize) & (kernel::page::PAGE_SIZE - 1);
+    if data.len() > kernel::page::PAGE_SIZE - offset {
+        return Err(EFAULT);
+    }
+    // SAFETY: `dev` is a live device; the helper only translates the address.
+    let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw_device(), addr) };
+    if page.is_null() {
+        return Err(EFAULT);
+    }
+    // SAFETY: `page` is a valid RAM page (checked by the helper); the local mapping
+    // is released below, before anything else is mapped on this CPU.
+    let va = unsafe { bindings::dmn_kmap_local_page(page) }.cast::<u8>();
+    // SAFETY: `va + offset .. + data.len()` lies inside the mapped page (checked
+    // above); the device owns the buffer while it is mapped for DMA, so nobody
+    // else writes it concurrently.
+    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), va.add(offset), data.len()) };
+    // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
+    unsafe { bindings::dmn_kunmap_local(va.cast()) };
+    Ok(())
+}

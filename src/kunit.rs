@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! KUnit suites and cases declared in Rust.
+//!
+//! 6.12 has no `#[kunit_tests]`: [`kunit_suite!`] builds the C `kunit_suite`
+//! and its case array as statics and puts a pointer to the suite in the
+//! `.kunit_test_suites` section, which KUnit runs when the module loads,
+//! exactly like C's `kunit_test_suite()`. Cases take a [`Test`] and report
+//! failures with [`kunit_expect!`] and [`kunit_expect_eq!`].
+
+use crate::bindings;
+use core::{fmt, ptr::NonNull};
+
+/// The KUnit test context a case runs in.
+///
+/// # Invariants
+///
+/// `ptr` points to the live `struct kunit` of the case being run.
+pub struct Test {
+    ptr: NonNull<bindings::kunit>,
+}
+
+impl Test {
+    /// Wraps the context KUnit passes to a case.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be the `struct kunit` KUnit passed to the running case, and the
+    /// returned value must not outlive that case.
+    pub unsafe fn from_raw(ptr: *mut bindings::kunit) -> Option<Self> {
+        // INVARIANT: the caller guarantees `ptr` is the running case's context.
+        NonNull::new(ptr).map(|ptr| Self { ptr })
+    }
+
+    /// Marks the case failed with a message; the case goes on running.
+    pub fn fail(&self, args: fmt::Arguments<'_>) {
+        // SAFETY: `self.ptr` is the running case's context (type invariant), and the
+        // `%pA` format of the helper takes a pointer to `fmt::Arguments`, which lives
+        // until the call returns.
+        unsafe {
+            bindings::dmn_kunit_fail(self.ptr.as_ptr(), (&args as *const fmt::Arguments<'_>).cast())
+        };
+    }
+}
+
+/// Builds a `struct kunit_case` in a constant context.
+#[doc(hidden)]
+pub const fn case(
+    name: &'static core::ffi::CStr,
+    run: unsafe extern "C" fn(*mut bindings::kunit),
+) -> bindings::kunit_case {
+    // SAFETY: `kunit_case` is plain data for which all-zeroes is the C initialiser.
+    let mut case: bindings::kunit_case = unsafe { core::mem::zeroed() };
+    case.run_case = Some(run);
+    case.name = name.as_ptr().cast();
+    case.module_name = c"devmemnic".as_ptr().cast_mut().cast();
+    case
+}
+
+/// The zero case that ends a case array.
+#[doc(hidden)]
+pub const fn case_end() -> bindings::kunit_case {
+    // SAFETY: all-zeroes is the terminator KUnit looks for.
+    unsafe { core::mem::zeroed() }
+}
+
+/// Builds a `struct kunit_suite` in a constant context.
+#[doc(hidden)]
+pub const fn suite(name: &str, cases: *mut bindings::kunit_case) -> bindings::kunit_suite {
+    // SAFETY: `kunit_suite` is plain data for which all-zeroes is the C initialiser.
+    let mut suite: bindings::kunit_suite = unsafe { core::mem::zeroed() };
+    let bytes = name.as_bytes();
+    assert!(bytes.len() < suite.name.len(), "suite name too long");
+    let mut i = 0;
+    while i < bytes.len() {
+        suite.name[i] = bytes[i] as _;
+        i += 1;
+    }
+    suite.test_cases = cases;
+    suite
+}
+
+/// Declares a KUnit suite of `fn(&mut Test)` cases, run when the module loads.
+///
+/// `kunit_suite!(glue_module, "suite_name", [case_a, case_b]);` generates a module
+/// `glue_module` holding the C glue; each case is a function in the calling module.
+#[macro_export]
+macro_rules! kunit_suite {
+    ($glue:ident, $name:literal, [$($case:ident),+ $(,)?]) => {
+        #[doc(hidden)]
+        mod $glue {
+            use $crate::bindings;
+
+            $(
+                unsafe extern "C" fn $case(raw: *mut bindings::kunit) {
+                    // SAFETY: KUnit passes the context of this running case, and `test`
+                    // is dropped before the case returns.
+                    if let Some(mut test) = unsafe { $crate::kunit::Test::from_raw(raw) } {
+                        super::$case(&mut test);
+                    }
+                }
+            )+
+
+            static mut CASES: [bindings::kunit_case; [$(stringify!($case)),+].len() + 1] = [
+                $($crate::kunit::case(
+                    match core::ffi::CStr::from_bytes_with_nul(
+                        concat!(stringify!($case), "\0").as_bytes(),
+                    ) {
+                        Ok(name) => name,
+                        Err(_) => panic!("case name"),
+                    },
+                    $case,
+                ),)+
+                $crate::kunit::case_end(),
+            ];
+
+            static mut SUITE: bindings::kunit_suite =
+                $crate::kunit::suite($name, &raw mut CASES as *mut bindings::kunit_case);
+
+            // What C's `kunit_test_suite()` emits: KUnit finds the suite here when the
+            // module goes live and owns the statics above while it runs them.
+            #[used]
+            #[link_section = ".kunit_test_suites"]
+            static mut SUITE_PTR: *mut bindings::kunit_suite = &raw mut SUITE;
+        }
+    };
+}
+
+/// Fails the case unless `cond` holds; the case goes on.
+#[macro_export]
+macro_rules! kunit_expect {
+    ($test:expr, $cond:expr $(,)?) => {
+        if !$cond {
+            $test.fail(format_args!(
+                "{}:{}: expected {}",
+                file!(),
+                line!(),
+                stringify!($cond)
+            ));
+        }
+    };
+}
+
+/// Fails the case unless `left == right`, printing both; the case goes on.
+#[macro_export]
+macro_rules! kunit_expect_eq {
+    ($test:expr, $left:expr, $right:expr $(,)?) => {
+        match (&$left, &$right) {
+            (l, r) => {
+                if l != r {
+                    $test.fail(format_args!(
+                        "{}:{}: expected {} == {}, got {:#x?} != {:#x?}",
+                        file!(),
+                        line!(),
+                        stringify!($left),
+                        stringify!($right),
+                        l,
+                        r
+                    ));
+                }
+            }
+        }
+    };
+}

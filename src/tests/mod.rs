@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! KUnit suites, run by KUnit when the module loads.
+
+mod platform;
+mod toeplitz;

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! KUnit: the parent device and the NIC's "DMA" through bus addresses.
+
+use crate::dma::{device_write, Direction, PageMapping};
+use crate::kunit::Test;
+use crate::platform::PlatformDevice;
+use kernel::{c_str, page::Page, prelude::*};
+
+/// A parent device with an id no module load uses.
+fn test_device(test: &mut Test) -> Option<PlatformDevice> {
+    match PlatformDevice::register(c_str!("devmemnic-kunit"), 1000, 64) {
+        Ok(dev) => Some(dev),
+        Err(e) => {
+            test.fail(format_args!("registering the device failed: {:?}", e));
+            None
+        }
+    }
+}
+
+fn parent_has_64bit_dma_mask(test: &mut Test) {
+    if let Some(dev) = test_device(test) {
+        kunit_expect_eq!(test, dev.dma_mask(), u64::MAX);
+        kunit_expect_eq!(test, dev.id(), 1000);
+    }
+    kunit_expect!(test, PlatformDevice::register(c_str!("devmemnic-kunit"), 1001, 16).is_err());
+}
+
+fn device_write_lands_in_mapped_page(test: &mut Test) {
+    let Some(dev) = test_device(test) else { return };
+    let Ok(page) = Page::alloc_page(GFP_KERNEL | __GFP_ZERO) else {
+        return test.fail(format_args!("no page"));
+    };
+    let mapping = match PageMapping::new(&dev, page, Direction::FromDevice) {
+        Ok(m) => m,
+        Err(e) => return test.fail(format_args!("dma map failed: {:?}", e)),
+    };
+    let data = *b"devmemnic dma write";
+    kunit_expect!(test, device_write(&dev, mapping.dma_addr() + 100, &data).is_ok());
+    let mut back = [0u8; 19];
+    // SAFETY: `back` is a valid, writable buffer of the length given.
+    let read = unsafe { mapping.page().read_raw(back.as_mut_ptr(), 100, back.len()) };
+    kunit_expect!(test, read.is_ok());
+    kunit_expect_eq!(test, back, data);
+    // The bytes before the written range were not touched.
+    let mut before = [0xffu8; 100];
+    // SAFETY: as above.
+    let read = unsafe { mapping.page().read_raw(before.as_mut_ptr(), 0, before.len()) };
+    kunit_expect!(test, read.is_ok());
+    kunit_expect!(test, before.iter().all(|&b| b == 0));
+}
+
+fn device_write_refuses_page_overrun(test: &mut Test) {
+    let Some(dev) = test_device(test) else { return };
+    let Ok(page) = Page::alloc_page(GFP_KERNEL) else {
+        return test.fail(format_args!("no page"));
+    };
+    let Ok(mapping) = PageMapping::new(&dev, page, Direction::FromDevice) else {
+        return test.fail(format_args!("dma map failed"));
+    };
+    let data = [0u8; 64];
+    let last = mapping.dma_addr() + (kernel::page::PAGE_SIZE as u64) - 32;
+    kunit_expect_eq!(test, device_write(&dev, last, &data), Err(EFAULT));
+    kunit_expect!(test, device_write(&dev, last, &data[..32]).is_ok());
+}
+
+fn device_write_refuses_non_ram_address(test: &mut Test) {
+    let Some(dev) = test_device(test) else { return };
+    // Far above any RAM a test machine has: no valid pfn.
+    kunit_expect_eq!(test, device_write(&dev, 1u64 << 62, b"x"), Err(EFAULT));
+}
+
+kunit_suite!(
+    platform_suite,
+    "devmemnic_platform_dma",
+    [
+        parent_has_64bit_dma_mask,
+        device_write_lands_in_mapped_page,
+        device_write_refuses_page_overrun,
+        device_write_refuses_non_ram_address,
+    ]
+);

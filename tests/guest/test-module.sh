@@ -1,0 +1,56 @@
+#!/bin/bash
+# Guest tests: module load/unload, parameters, and the parent devices.
+source /extra/lib.sh
+
+load_default() {
+	modprobe devmemnic || return 1
+	[ "$(parent_count)" = 2 ] || { echo "want 2 parents, have $(parent_count)"; return 1; }
+	local mask
+	for d in /sys/bus/platform/devices/devmemnic.0 /sys/bus/platform/devices/devmemnic.1; do
+		[ -e "$d" ] || { echo "missing $d"; return 1; }
+	done
+	grep -q '^devmemnic ' /proc/modules || { echo "not in /proc/modules"; return 1; }
+	rmmod devmemnic || return 1
+	[ "$(parent_count)" = 0 ] || { echo "parents left after rmmod: $(parent_count)"; return 1; }
+}
+
+load_with_pairs() {
+	modprobe devmemnic pairs=3 queues=4 || return 1
+	[ "$(parent_count)" = 6 ] || { echo "want 6 parents, have $(parent_count)"; return 1; }
+	[ "$(cat /sys/module/devmemnic/parameters/pairs)" = 3 ] || return 1
+	[ "$(cat /sys/module/devmemnic/parameters/queues)" = 4 ] || return 1
+	rmmod devmemnic
+}
+
+# A bad parameter must fail the load with a message naming it, and leave nothing.
+reject_param() {
+	local arg="$1" msg="$2"
+	dmesg -c >/dev/null
+	if modprobe devmemnic "$arg" 2>/dev/null; then
+		echo "modprobe devmemnic $arg succeeded"
+		rmmod devmemnic
+		return 1
+	fi
+	dmesg | grep -q "$msg" || { echo "no '$msg' in dmesg"; dmesg | tail -5; return 1; }
+	[ "$(parent_count)" = 0 ] || { echo "parents left: $(parent_count)"; return 1; }
+	! grep -q '^devmemnic ' /proc/modules
+}
+
+load_unload_cycles() {
+	local i
+	for i in $(seq 1 "$1"); do
+		insmod /lib/modules/$(uname -r)/extra/devmemnic.ko || { echo "insmod $i failed"; return 1; }
+		rmmod devmemnic || { echo "rmmod $i failed"; return 1; }
+	done
+	[ "$(parent_count)" = 0 ] || { echo "parents left: $(parent_count)"; return 1; }
+	echo "$1 cycles done"
+}
+
+run_test module/load-default load_default
+run_test module/load-pairs-3 load_with_pairs
+run_test module/reject-pairs-0 reject_param pairs=0 "pairs=0 is out of range"
+run_test module/reject-pairs-17 reject_param pairs=17 "pairs=17 is out of range"
+run_test module/reject-queues-0 reject_param queues=0 "queues=0 is out of range"
+run_test module/reject-queues-65 reject_param queues=65 "queues=65 is out of range"
+run_test module/load-unload-100 load_unload_cycles 100
+exit $GUEST_FAILED
