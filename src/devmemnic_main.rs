@@ -9,6 +9,7 @@ mod bindings;
 mod dma;
 #[macro_use]
 mod kunit;
+mod parse;
 mod platform;
 mod toeplitz;
 
@@ -43,7 +44,8 @@ impl Params {
     fn load() -> Result<Self> {
         // SAFETY: the helpers only read the module's parameter variables, which the
         // module loader set before init runs.
-        let (pairs, queues) = unsafe { (bindings::dmn_param_pairs(), bindings::dmn_param_queues()) };
+        let (pairs, queues) =
+            unsafe { (bindings::dmn_param_pairs(), bindings::dmn_param_queues()) };
         if !(1..=MAX_PAIRS).contains(&pairs) {
             pr_err!("pairs={} is out of range 1..={}\n", pairs, MAX_PAIRS);
             return Err(EINVAL);

@@ -12,64 +12,54 @@ use crate::{bindings, platform::PlatformDevice};
 use kernel::{page::Page, prelude::*};
 
 /// A bus address on a device.
-pub type DmaAddr = bindings::dma_addr_t;
+pub(crate) type DmaAddr = bindings::dma_addr_t;
 
-/// The direction of a streaming mapping.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// The device writes, the CPU reads (RX buffers).
-    FromDevice,
-    /// The CPU writes, the device reads (TX buffers).
-    ToDevice,
-}
+/// The direction of every mapping: the device writes, the CPU reads (RX).
+const FROM_DEVICE: i32 = bindings::dma_data_direction_DMA_FROM_DEVICE as i32;
 
-impl Direction {
-    fn as_raw(self) -> i32 {
-        match self {
-            Direction::FromDevice => bindings::dma_data_direction_DMA_FROM_DEVICE as i32,
-            Direction::ToDevice => bindings::dma_data_direction_DMA_TO_DEVICE as i32,
-        }
-    }
-}
-
-/// A page mapped for streaming DMA on a device, unmapped on drop.
+/// A page mapped for the device to write (an RX buffer), unmapped on drop.
 ///
 /// # Invariants
 ///
-/// `addr` is a successful mapping of `len` bytes of `page` on `dev` with `dir`,
-/// not yet unmapped; `dev` outlives the mapping.
-pub struct PageMapping<'a> {
+/// `addr` is a successful `FROM_DEVICE` mapping of `len` bytes of `page` on
+/// `dev`, not yet unmapped; `dev` outlives the mapping.
+pub(crate) struct PageMapping<'a> {
     dev: &'a PlatformDevice,
     page: Page,
     addr: DmaAddr,
     len: usize,
-    dir: Direction,
 }
 
 impl<'a> PageMapping<'a> {
-    /// Maps a whole page on `dev`.
-    pub fn new(dev: &'a PlatformDevice, page: Page, dir: Direction) -> Result<Self> {
+    /// Maps a whole page on `dev` for the device to write.
+    pub(crate) fn new(dev: &'a PlatformDevice, page: Page) -> Result<Self> {
         let len = kernel::page::PAGE_SIZE;
         let raw_page = page.as_ptr().cast::<bindings::page>();
         // SAFETY: `dev` is a live device and `raw_page` a page owned by `page`, which
         // the mapping keeps until it is unmapped.
-        let addr =
-            unsafe { bindings::dmn_dma_map_page(dev.as_raw_device(), raw_page, 0, len, dir.as_raw()) };
+        let addr = unsafe {
+            bindings::dmn_dma_map_page(dev.as_raw_device(), raw_page, 0, len, FROM_DEVICE)
+        };
         // SAFETY: `addr` was just returned by a mapping call on this device.
         if unsafe { bindings::dmn_dma_mapping_error(dev.as_raw_device(), addr) } {
             return Err(ENOMEM);
         }
         // INVARIANT: the mapping succeeded.
-        Ok(Self { dev, page, addr, len, dir })
+        Ok(Self {
+            dev,
+            page,
+            addr,
+            len,
+        })
     }
 
     /// The bus address the device uses.
-    pub fn dma_addr(&self) -> DmaAddr {
+    pub(crate) fn dma_addr(&self) -> DmaAddr {
         self.addr
     }
 
     /// The mapped page.
-    pub fn page(&self) -> &Page {
+    pub(crate) fn page(&self) -> &Page {
         &self.page
     }
 }
@@ -78,7 +68,7 @@ impl Drop for PageMapping<'_> {
     fn drop(&mut self) {
         // SAFETY: the mapping is live (type invariant) and is unmapped once, here.
         unsafe {
-            bindings::dmn_dma_unmap_page(self.dev.as_raw_device(), self.addr, self.len, self.dir.as_raw())
+            bindings::dmn_dma_unmap_page(self.dev.as_raw_device(), self.addr, self.len, FROM_DEVICE)
         };
     }
 }
@@ -87,7 +77,7 @@ impl Drop for PageMapping<'_> {
 ///
 /// The write must stay inside the page `addr` lands in; returns `EFAULT` if the
 /// address is not RAM reachable by dma-direct or the write would cross the page.
-pub fn device_write(dev: &PlatformDevice, addr: DmaAddr, data: &[u8]) -> Result {
+pub(crate) fn device_write(dev: &PlatformDevice, addr: DmaAddr, data: &[u8]) -> Result {
     let offset = (addr as usize) & (kernel::page::PAGE_SIZE - 1);
     if data.len() > kernel::page::PAGE_SIZE - offset {
         return Err(EFAULT);

@@ -16,7 +16,7 @@ use core::{fmt, ptr::NonNull};
 /// # Invariants
 ///
 /// `ptr` points to the live `struct kunit` of the case being run.
-pub struct Test {
+pub(crate) struct Test {
     ptr: NonNull<bindings::kunit>,
 }
 
@@ -27,25 +27,28 @@ impl Test {
     ///
     /// `ptr` must be the `struct kunit` KUnit passed to the running case, and the
     /// returned value must not outlive that case.
-    pub unsafe fn from_raw(ptr: *mut bindings::kunit) -> Option<Self> {
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::kunit) -> Option<Self> {
         // INVARIANT: the caller guarantees `ptr` is the running case's context.
         NonNull::new(ptr).map(|ptr| Self { ptr })
     }
 
     /// Marks the case failed with a message; the case goes on running.
-    pub fn fail(&self, args: fmt::Arguments<'_>) {
+    pub(crate) fn fail(&self, args: fmt::Arguments<'_>) {
         // SAFETY: `self.ptr` is the running case's context (type invariant), and the
         // `%pA` format of the helper takes a pointer to `fmt::Arguments`, which lives
         // until the call returns.
         unsafe {
-            bindings::dmn_kunit_fail(self.ptr.as_ptr(), (&args as *const fmt::Arguments<'_>).cast())
+            bindings::dmn_kunit_fail(
+                self.ptr.as_ptr(),
+                (&args as *const fmt::Arguments<'_>).cast(),
+            )
         };
     }
 }
 
 /// Builds a `struct kunit_case` in a constant context.
 #[doc(hidden)]
-pub const fn case(
+pub(crate) const fn case(
     name: &'static core::ffi::CStr,
     run: unsafe extern "C" fn(*mut bindings::kunit),
 ) -> bindings::kunit_case {
@@ -59,14 +62,14 @@ pub const fn case(
 
 /// The zero case that ends a case array.
 #[doc(hidden)]
-pub const fn case_end() -> bindings::kunit_case {
+pub(crate) const fn case_end() -> bindings::kunit_case {
     // SAFETY: all-zeroes is the terminator KUnit looks for.
     unsafe { core::mem::zeroed() }
 }
 
 /// Builds a `struct kunit_suite` in a constant context.
 #[doc(hidden)]
-pub const fn suite(name: &str, cases: *mut bindings::kunit_case) -> bindings::kunit_suite {
+pub(crate) const fn suite(name: &str, cases: *mut bindings::kunit_case) -> bindings::kunit_suite {
     // SAFETY: `kunit_suite` is plain data for which all-zeroes is the C initialiser.
     let mut suite: bindings::kunit_suite = unsafe { core::mem::zeroed() };
     let bytes = name.as_bytes();
@@ -92,6 +95,11 @@ macro_rules! kunit_suite {
             use $crate::bindings;
 
             $(
+                /// KUnit's entry point for the case of the same name.
+                ///
+                /// # Safety
+                ///
+                /// Only KUnit calls this, with the context of the running case.
                 unsafe extern "C" fn $case(raw: *mut bindings::kunit) {
                     // SAFETY: KUnit passes the context of this running case, and `test`
                     // is dropped before the case returns.

@@ -16,7 +16,7 @@ use kernel::{error::from_err_ptr, prelude::*, str::CStr};
 ///
 /// `ptr` points to a device returned by a successful
 /// `platform_device_register_full()` that has not been unregistered.
-pub struct PlatformDevice {
+pub(crate) struct PlatformDevice {
     ptr: NonNull<bindings::platform_device>,
 }
 
@@ -29,7 +29,7 @@ unsafe impl Sync for PlatformDevice {}
 
 impl PlatformDevice {
     /// Registers `name.id` with a DMA mask of `dma_bits` bits.
-    pub fn register(name: &'static CStr, id: i32, dma_bits: u32) -> Result<Self> {
+    pub(crate) fn register(name: &'static CStr, id: i32, dma_bits: u32) -> Result<Self> {
         if !(32..=64).contains(&dma_bits) {
             return Err(EINVAL);
         }
@@ -52,21 +52,21 @@ impl PlatformDevice {
     }
 
     /// The embedded `struct device`, for DMA and as a netdev parent.
-    pub fn as_raw_device(&self) -> *mut bindings::device {
+    pub(crate) fn as_raw_device(&self) -> *mut bindings::device {
         // SAFETY: `ptr` is a live platform device (type invariant), so taking the
         // address of its embedded `dev` field is valid.
         unsafe { &raw mut (*self.ptr.as_ptr()).dev }
     }
 
     /// The device's instance id (`name.id`).
-    pub fn id(&self) -> i32 {
+    pub(crate) fn id(&self) -> i32 {
         // SAFETY: `ptr` is a live platform device (type invariant); `id` is set
         // before registration and never changes.
         unsafe { (*self.ptr.as_ptr()).id }
     }
 
     /// The streaming DMA mask the device was registered with.
-    pub fn dma_mask(&self) -> u64 {
+    pub(crate) fn dma_mask(&self) -> u64 {
         // SAFETY: the device is live (type invariant); reading the mask has no
         // other precondition.
         unsafe { bindings::dmn_dma_get_mask(self.as_raw_device()) }

@@ -2,5 +2,6 @@
 
 //! KUnit suites, run by KUnit when the module loads.
 
+mod parse;
 mod platform;
 mod toeplitz;

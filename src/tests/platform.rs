@@ -2,7 +2,7 @@
 
 //! KUnit: the parent device and the NIC's "DMA" through bus addresses.
 
-use crate::dma::{device_write, Direction, PageMapping};
+use crate::dma::{device_write, PageMapping};
 use crate::kunit::Test;
 use crate::platform::PlatformDevice;
 use kernel::{c_str, page::Page, prelude::*};
@@ -23,7 +23,10 @@ fn parent_has_64bit_dma_mask(test: &mut Test) {
         kunit_expect_eq!(test, dev.dma_mask(), u64::MAX);
         kunit_expect_eq!(test, dev.id(), 1000);
     }
-    kunit_expect!(test, PlatformDevice::register(c_str!("devmemnic-kunit"), 1001, 16).is_err());
+    kunit_expect!(
+        test,
+        PlatformDevice::register(c_str!("devmemnic-kunit"), 1001, 16).is_err()
+    );
 }
 
 fn device_write_lands_in_mapped_page(test: &mut Test) {
@@ -31,12 +34,15 @@ fn device_write_lands_in_mapped_page(test: &mut Test) {
     let Ok(page) = Page::alloc_page(GFP_KERNEL | __GFP_ZERO) else {
         return test.fail(format_args!("no page"));
     };
-    let mapping = match PageMapping::new(&dev, page, Direction::FromDevice) {
+    let mapping = match PageMapping::new(&dev, page) {
         Ok(m) => m,
         Err(e) => return test.fail(format_args!("dma map failed: {:?}", e)),
     };
     let data = *b"devmemnic dma write";
-    kunit_expect!(test, device_write(&dev, mapping.dma_addr() + 100, &data).is_ok());
+    kunit_expect!(
+        test,
+        device_write(&dev, mapping.dma_addr() + 100, &data).is_ok()
+    );
     let mut back = [0u8; 19];
     // SAFETY: `back` is a valid, writable buffer of the length given.
     let read = unsafe { mapping.page().read_raw(back.as_mut_ptr(), 100, back.len()) };
@@ -45,7 +51,11 @@ fn device_write_lands_in_mapped_page(test: &mut Test) {
     // The bytes before the written range were not touched.
     let mut before = [0xffu8; 100];
     // SAFETY: as above.
-    let read = unsafe { mapping.page().read_raw(before.as_mut_ptr(), 0, before.len()) };
+    let read = unsafe {
+        mapping
+            .page()
+            .read_raw(before.as_mut_ptr(), 0, before.len())
+    };
     kunit_expect!(test, read.is_ok());
     kunit_expect!(test, before.iter().all(|&b| b == 0));
 }
@@ -55,7 +65,7 @@ fn device_write_refuses_page_overrun(test: &mut Test) {
     let Ok(page) = Page::alloc_page(GFP_KERNEL) else {
         return test.fail(format_args!("no page"));
     };
-    let Ok(mapping) = PageMapping::new(&dev, page, Direction::FromDevice) else {
+    let Ok(mapping) = PageMapping::new(&dev, page) else {
         return test.fail(format_args!("dma map failed"));
     };
     let data = [0u8; 64];

@@ -5,13 +5,51 @@
 use crate::kunit::Test;
 use crate::toeplitz::{hash_v4, hash_v6, indirect, toeplitz_hash, DEFAULT_RSS_KEY};
 
-/// (source, destination, source port, destination port, 4-tuple hash, 2-tuple hash).
-const V4_VECTORS: [([u8; 4], [u8; 4], u16, u16, u32, u32); 5] = [
-    ([66, 9, 149, 187], [161, 142, 100, 80], 2794, 1766, 0x51ccc178, 0x323e8fc2),
-    ([199, 92, 111, 2], [65, 69, 140, 83], 14230, 4739, 0xc626b0ea, 0xd718262a),
-    ([24, 19, 198, 95], [12, 22, 207, 184], 12898, 38024, 0x5c2b394a, 0xd2d0a5de),
-    ([38, 27, 205, 30], [209, 142, 163, 6], 48228, 2217, 0xafc7327f, 0x82989176),
-    ([153, 39, 163, 191], [202, 188, 127, 2], 44251, 1303, 0x10e828a2, 0x5d1809c5),
+/// A published vector: (source, destination, source port, destination port,
+/// 4-tuple hash, addresses-only hash).
+type Vector<const N: usize> = ([u8; N], [u8; N], u16, u16, u32, u32);
+
+const V4_VECTORS: [Vector<4>; 5] = [
+    (
+        [66, 9, 149, 187],
+        [161, 142, 100, 80],
+        2794,
+        1766,
+        0x51ccc178,
+        0x323e8fc2,
+    ),
+    (
+        [199, 92, 111, 2],
+        [65, 69, 140, 83],
+        14230,
+        4739,
+        0xc626b0ea,
+        0xd718262a,
+    ),
+    (
+        [24, 19, 198, 95],
+        [12, 22, 207, 184],
+        12898,
+        38024,
+        0x5c2b394a,
+        0xd2d0a5de,
+    ),
+    (
+        [38, 27, 205, 30],
+        [209, 142, 163, 6],
+        48228,
+        2217,
+        0xafc7327f,
+        0x82989176,
+    ),
+    (
+        [153, 39, 163, 191],
+        [202, 188, 127, 2],
+        44251,
+        1303,
+        0x10e828a2,
+        0x5d1809c5,
+    ),
 ];
 
 const fn v6(words: [u16; 8]) -> [u8; 16] {
@@ -25,8 +63,7 @@ const fn v6(words: [u16; 8]) -> [u8; 16] {
     out
 }
 
-/// (source, destination, source port, destination port, 4-tuple hash, 2-tuple hash).
-const V6_VECTORS: [([u8; 16], [u8; 16], u16, u16, u32, u32); 3] = [
+const V6_VECTORS: [Vector<16>; 3] = [
     (
         v6([0x3ffe, 0x2501, 0x200, 0x1fff, 0, 0, 0, 7]),
         v6([0x3ffe, 0x2501, 0x200, 3, 0, 0, 0, 1]),
@@ -55,7 +92,11 @@ const V6_VECTORS: [([u8; 16], [u8; 16], u16, u16, u32, u32); 3] = [
 
 fn ipv4_four_tuple(test: &mut Test) {
     for (src, dst, sport, dport, want, _) in V4_VECTORS {
-        kunit_expect_eq!(test, hash_v4(&DEFAULT_RSS_KEY, src, dst, sport, dport), want);
+        kunit_expect_eq!(
+            test,
+            hash_v4(&DEFAULT_RSS_KEY, src, dst, sport, dport),
+            want
+        );
     }
 }
 
@@ -70,7 +111,11 @@ fn ipv4_addresses_only(test: &mut Test) {
 
 fn ipv6_four_tuple(test: &mut Test) {
     for (src, dst, sport, dport, want, _) in V6_VECTORS {
-        kunit_expect_eq!(test, hash_v6(&DEFAULT_RSS_KEY, src, dst, sport, dport), want);
+        kunit_expect_eq!(
+            test,
+            hash_v6(&DEFAULT_RSS_KEY, src, dst, sport, dport),
+            want
+        );
     }
 }
 
@@ -89,10 +134,22 @@ fn hash_depends_on_every_tuple_field(test: &mut Test) {
     src2[3] ^= 1;
     let mut dst2 = dst;
     dst2[0] ^= 0x80;
-    kunit_expect!(test, hash_v4(&DEFAULT_RSS_KEY, src2, dst, sport, dport) != base);
-    kunit_expect!(test, hash_v4(&DEFAULT_RSS_KEY, src, dst2, sport, dport) != base);
-    kunit_expect!(test, hash_v4(&DEFAULT_RSS_KEY, src, dst, sport ^ 1, dport) != base);
-    kunit_expect!(test, hash_v4(&DEFAULT_RSS_KEY, src, dst, sport, dport ^ 0x8000) != base);
+    kunit_expect!(
+        test,
+        hash_v4(&DEFAULT_RSS_KEY, src2, dst, sport, dport) != base
+    );
+    kunit_expect!(
+        test,
+        hash_v4(&DEFAULT_RSS_KEY, src, dst2, sport, dport) != base
+    );
+    kunit_expect!(
+        test,
+        hash_v4(&DEFAULT_RSS_KEY, src, dst, sport ^ 1, dport) != base
+    );
+    kunit_expect!(
+        test,
+        hash_v4(&DEFAULT_RSS_KEY, src, dst, sport, dport ^ 0x8000) != base
+    );
 }
 
 fn zero_key_and_empty_input_hash_to_zero(test: &mut Test) {

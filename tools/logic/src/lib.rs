@@ -2,6 +2,17 @@
 //!
 //! These are the very files `devmemnic.ko` builds (no copies): they use only
 //! `core`, so `cargo test` runs them here while KUnit runs them in the kernel.
+//! Their items are `pub(crate)` as the module needs, hence the tests live here.
 
+// Not every item is used by the host tests.
+#![allow(dead_code)]
+
+#[path = "../../../src/parse.rs"]
+mod parse;
 #[path = "../../../src/toeplitz.rs"]
-pub mod toeplitz;
+mod toeplitz;
+
+#[cfg(test)]
+mod parse_tests;
+#[cfg(test)]
+mod toeplitz_tests;

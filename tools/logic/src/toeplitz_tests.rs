@@ -1,6 +1,6 @@
 //! Host tests of the module's Toeplitz hash.
 
-use devmemnic_logic::toeplitz::*;
+use crate::toeplitz::*;
 use std::net::Ipv6Addr;
 
 /// A reference Toeplitz: the definition, one input bit at a time, on a bit vector.

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The receive parser: where a frame's headers end and its TCP payload starts.
+//!
+//! Pure logic over a byte slice, no kernel API: KUnit runs it in the module and
+//! `cargo test` on the host. Anything it rejects takes the linear fallback, so
+//! it is strict: every length is checked against the bytes present.
+
+/// Ethernet header length (no VLAN tag).
+pub(crate) const ETH_HLEN: usize = 14;
+const ETH_P_IP: u16 = 0x0800;
+const ETH_P_IPV6: u16 = 0x86dd;
+const IPPROTO_TCP: u8 = 6;
+const IPPROTO_UDP: u8 = 17;
+/// Most IPv6 extension headers the parser walks before giving up.
+pub(crate) const MAX_IPV6_EXT_HEADERS: usize = 8;
+
+/// Why a frame does not get header split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reject {
+    /// Shorter than an Ethernet header.
+    TruncatedEthernet,
+    /// Not IPv4 or IPv6 (ARP, VLAN, ...).
+    NotIp,
+    /// IP header truncated or its version field wrong.
+    TruncatedIp,
+    /// IPv4 IHL below 5 or past the frame.
+    BadIhl,
+    /// The IP length field disagrees with the frame.
+    BadIpLength,
+    /// An IP fragment: no TCP header to split at.
+    Fragment,
+    /// IPv6 extension headers too many, truncated, or not walkable (ESP, jumbo).
+    BadExtHeaders,
+    /// Not TCP (UDP, ICMP, ...).
+    NotTcp,
+    /// TCP header truncated or its data offset out of range.
+    BadTcpHeader,
+}
+
+/// Addresses of a flow; IPv4 addresses use the first 4 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct FlowKey {
+    /// IPv6 (else IPv4).
+    pub(crate) ipv6: bool,
+    /// IP protocol of the transport (6 TCP, 17 UDP, else ports are 0).
+    pub(crate) proto: u8,
+    /// Source address.
+    pub(crate) src: [u8; 16],
+    /// Destination address.
+    pub(crate) dst: [u8; 16],
+    /// Source port (TCP/UDP), host order.
+    pub(crate) sport: u16,
+    /// Destination port (TCP/UDP), host order.
+    pub(crate) dport: u16,
+}
+
+/// A TCP segment's layout in a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TcpLayout {
+    /// Bytes of Ethernet + IP (+ extensions) + TCP headers.
+    pub(crate) header_len: usize,
+    /// Payload bytes after the headers (IP length minus headers; padding excluded).
+    pub(crate) payload_len: usize,
+}
+
+/// What the parser found in a frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Parsed {
+    /// The flow, as far as it could be read (for steering even when not split).
+    pub(crate) key: Option<FlowKey>,
+    /// Where to split, or why not.
+    pub(crate) tcp: Result<TcpLayout, Reject>,
+}
+
+fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+/// Parses an Ethernet frame.
+pub(crate) fn parse_frame(frame: &[u8]) -> Parsed {
+    let none = |r| Parsed {
+        key: None,
+        tcp: Err(r),
+    };
+    if frame.len() < ETH_HLEN {
+        return none(Reject::TruncatedEthernet);
+    }
+    let ip = &frame[ETH_HLEN..];
+    match be16(frame, 12) {
+        ETH_P_IP => parse_ipv4(ip),
+        ETH_P_IPV6 => parse_ipv6(ip),
+        _ => none(Reject::NotIp),
+    }
+}
+
+/// Reads ports if the transport is TCP/UDP and they are present.
+fn ports(l4: &[u8]) -> (u16, u16) {
+    if l4.len() >= 4 {
+        (be16(l4, 0), be16(l4, 2))
+    } else {
+        (0, 0)
+    }
+}
+
+/// Checks the TCP header at `l4` (the IP payload, already trimmed to IP length).
+fn tcp_layout(l3_headers: usize, l4: &[u8]) -> Result<TcpLayout, Reject> {
+    if l4.len() < 20 {
+        return Err(Reject::BadTcpHeader);
+    }
+    let doff = usize::from(l4[12] >> 4) * 4;
+    if doff < 20 || doff > l4.len() {
+        return Err(Reject::BadTcpHeader);
+    }
+    Ok(TcpLayout {
+        header_len: ETH_HLEN + l3_headers + doff,
+        payload_len: l4.len() - doff,
+    })
+}
+
+fn parse_ipv4(ip: &[u8]) -> Parsed {
+    let none = |r| Parsed {
+        key: None,
+        tcp: Err(r),
+    };
+    if ip.len() < 20 || ip[0] >> 4 != 4 {
+        return none(Reject::TruncatedIp);
+    }
+    let ihl = usize::from(ip[0] & 0xf) * 4;
+    if ihl < 20 || ihl > ip.len() {
+        return none(Reject::BadIhl);
+    }
+    let total = usize::from(be16(ip, 2));
+    if total < ihl || total > ip.len() {
+        return none(Reject::BadIpLength);
+    }
+    let proto = ip[9];
+    let mut key = FlowKey {
+        ipv6: false,
+        proto,
+        ..FlowKey::default()
+    };
+    key.src[..4].copy_from_slice(&ip[12..16]);
+    key.dst[..4].copy_from_slice(&ip[16..20]);
+    // More-fragments set or a non-zero offset.
+    if be16(ip, 6) & 0x3fff != 0 {
+        return Parsed {
+            key: Some(key),
+            tcp: Err(Reject::Fragment),
+        };
+    }
+    let l4 = &ip[ihl..total];
+    if proto == IPPROTO_TCP || proto == IPPROTO_UDP {
+        (key.sport, key.dport) = ports(l4);
+    }
+    let tcp = if proto == IPPROTO_TCP {
+        tcp_layout(ihl, l4)
+    } else {
+        Err(Reject::NotTcp)
+    };
+    Parsed {
+        key: Some(key),
+        tcp,
+    }
+}
+
+fn parse_ipv6(ip: &[u8]) -> Parsed {
+    let none = |r| Parsed {
+        key: None,
+        tcp: Err(r),
+    };
+    if ip.len() < 40 || ip[0] >> 4 != 6 {
+        return none(Reject::TruncatedIp);
+    }
+    let payload = usize::from(be16(ip, 4));
+    let end = 40 + payload;
+    let mut key = FlowKey {
+        ipv6: true,
+        ..FlowKey::default()
+    };
+    key.src.copy_from_slice(&ip[8..24]);
+    key.dst.copy_from_slice(&ip[24..40]);
+    // A zero payload length with a hop-by-hop header is a jumbogram: not walked.
+    if end > ip.len() || (payload == 0 && ip[6] == 0) {
+        return Parsed {
+            key: Some(key),
+            tcp: Err(Reject::BadIpLength),
+        };
+    }
+    let ip = &ip[..end];
+    let mut next = ip[6];
+    let mut off = 40;
+    let mut walked = 0;
+    loop {
+        match next {
+            // Hop-by-hop, routing, destination options: (len + 1) * 8 bytes.
+            0 | 43 | 60 => {
+                if walked == MAX_IPV6_EXT_HEADERS || off + 8 > ip.len() {
+                    return Parsed {
+                        key: Some(key),
+                        tcp: Err(Reject::BadExtHeaders),
+                    };
+                }
+                let len = (usize::from(ip[off + 1]) + 1) * 8;
+                if off + len > ip.len() {
+                    return Parsed {
+                        key: Some(key),
+                        tcp: Err(Reject::BadExtHeaders),
+                    };
+                }
+                next = ip[off];
+                off += len;
+                walked += 1;
+            }
+            // Authentication header: (len + 2) * 4 bytes.
+            51 => {
+                if walked == MAX_IPV6_EXT_HEADERS || off + 8 > ip.len() {
+                    return Parsed {
+                        key: Some(key),
+                        tcp: Err(Reject::BadExtHeaders),
+                    };
+                }
+                let len = (usize::from(ip[off + 1]) + 2) * 4;
+                if off + len > ip.len() {
+                    return Parsed {
+                        key: Some(key),
+                        tcp: Err(Reject::BadExtHeaders),
+                    };
+                }
+                next = ip[off];
+                off += len;
+                walked += 1;
+            }
+            44 => {
+                return Parsed {
+                    key: Some(key),
+                    tcp: Err(Reject::Fragment),
+                }
+            }
+            _ => break,
+        }
+    }
+    key.proto = next;
+    let l4 = &ip[off..];
+    if next == IPPROTO_TCP || next == IPPROTO_UDP {
+        (key.sport, key.dport) = ports(l4);
+    }
+    let tcp = match next {
+        IPPROTO_TCP => tcp_layout(off, l4),
+        // ESP (50) and no-next-header (59) cannot be walked further.
+        50 | 59 => Err(Reject::BadExtHeaders),
+        _ => Err(Reject::NotTcp),
+    };
+    Parsed {
+        key: Some(key),
+        tcp,
+    }
+}
