@@ -7,6 +7,14 @@
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/highmem.h>
+#include <linux/netdevice.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <net/netdev_queues.h>
+#include <net/page_pool/types.h>
+#include <uapi/linux/ethtool_netlink.h>
 #include <kunit/test.h>
 
 #include "devmemnic_helpers.h"

@@ -30,4 +30,84 @@ struct page *dmn_dma_addr_to_page(struct device *dev, dma_addr_t addr);
 void *dmn_kmap_local_page(struct page *page);
 void dmn_kunmap_local(void *addr);
 
+/* Net devices. */
+struct net_device;
+struct napi_struct;
+struct sk_buff;
+struct page_pool;
+struct ptr_ring;
+struct netlink_ext_ack;
+
+void *dmn_netdev_priv(struct net_device *dev);
+void dmn_netdev_set_parent(struct net_device *dev, struct device *parent);
+void dmn_eth_hw_addr_random(struct net_device *dev);
+bool dmn_netif_running(const struct net_device *dev);
+bool dmn_netif_carrier_ok(const struct net_device *dev);
+void dmn_txq_stop(struct net_device *dev, unsigned int idx);
+void dmn_txq_wake(struct net_device *dev, unsigned int idx);
+bool dmn_txq_stopped(struct net_device *dev, unsigned int idx);
+void dmn_tx_start_all(struct net_device *dev);
+unsigned int dmn_real_num_rx_queues(const struct net_device *dev);
+unsigned int dmn_real_num_tx_queues(const struct net_device *dev);
+
+void dmn_rcu_read_lock(void);
+void dmn_rcu_read_unlock(void);
+struct device *dmn_netdev_parent(struct net_device *dev);
+u64 dmn_netdev_features(const struct net_device *dev);
+u64 dmn_default_features(void);
+u64 dmn_feature_ntuple(void);
+unsigned int dmn_rx_headroom(void);
+void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg);
+
+/* NAPI. */
+typedef int (*dmn_napi_poll_fn)(struct napi_struct *napi, int budget);
+void dmn_napi_add(struct net_device *dev, struct napi_struct *napi, dmn_napi_poll_fn poll);
+void dmn_napi_del(struct napi_struct *napi);
+void dmn_napi_schedule(struct napi_struct *napi);
+struct net_device *dmn_napi_dev(struct napi_struct *napi);
+
+/* Socket buffers. */
+unsigned int dmn_skb_len(const struct sk_buff *skb);
+unsigned int dmn_skb_headlen(const struct sk_buff *skb);
+const void *dmn_skb_data(const struct sk_buff *skb);
+u16 dmn_skb_queue_mapping(const struct sk_buff *skb);
+bool dmn_skb_csum_partial(const struct sk_buff *skb);
+void dmn_skb_set_csum_unnecessary(struct sk_buff *skb);
+void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32 hash,
+		       bool l4_hash);
+void dmn_skb_mark_for_recycle(struct sk_buff *skb);
+void *dmn_skb_put(struct sk_buff *skb, unsigned int len);
+void dmn_skb_reserve(struct sk_buff *skb, int len);
+unsigned int dmn_skb_frags(const struct sk_buff *skb);
+void dmn_kfree_skb_any(struct sk_buff *skb);
+void dmn_consume_skb_any(struct sk_buff *skb);
+unsigned int dmn_skb_build_size(unsigned int data_len);
+u32 dmn_skb_hash(const struct sk_buff *skb);
+bool dmn_skb_l4_hash(const struct sk_buff *skb);
+void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4);
+
+/* Rings of pointers (ptr_ring): producer under its lock, one consumer. */
+struct ptr_ring *dmn_ring_alloc(unsigned int size);
+void dmn_ring_free(struct ptr_ring *ring);
+int dmn_ring_produce(struct ptr_ring *ring, void *ptr);
+void *dmn_ring_consume(struct ptr_ring *ring);
+bool dmn_ring_empty(struct ptr_ring *ring);
+bool dmn_ring_full(struct ptr_ring *ring);
+
+/* Page pools and netmem. */
+struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struct *napi,
+				       struct net_device *netdev, unsigned int queue_idx,
+				       unsigned int pool_size, bool allow_unreadable);
+void dmn_page_pool_destroy(struct page_pool *pool);
+unsigned long dmn_pp_alloc_netmem(struct page_pool *pool);
+void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);
+dma_addr_t dmn_netmem_dma_addr(unsigned long netmem);
+bool dmn_netmem_is_net_iov(unsigned long netmem);
+void *dmn_pp_alloc_frag(struct page_pool *pool, unsigned int size, unsigned int *offset,
+			dma_addr_t *dma);
+void dmn_pp_free_frag(struct page_pool *pool, void *va);
+void dmn_pp_free_frag_va(void *va);
+void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
+				unsigned int size, unsigned int truesize);
+
 #endif /* DEVMEMNIC_HELPERS_H */

@@ -23,4 +23,9 @@
 
 use kernel::ffi;
 
+// Blocklisted in `include/bindgen_parameters`, mapped as `kernel::bindings` does.
+pub type __kernel_size_t = usize;
+pub type __kernel_ssize_t = isize;
+pub type __kernel_ptrdiff_t = isize;
+
 include!("bindings_generated.rs");

@@ -7,17 +7,28 @@
 
 mod bindings;
 mod dma;
+mod ethtool;
 #[macro_use]
 mod kunit;
+mod napi;
+mod netdev;
+mod nic;
+mod page_pool;
 mod parse;
 mod platform;
+mod rcu;
+mod ring;
+mod rx;
+mod skb;
+mod stats;
+mod steering;
 mod toeplitz;
 
 #[cfg(CONFIG_KUNIT)]
 mod tests;
 
-use kernel::{c_str, prelude::*};
-use platform::PlatformDevice;
+use kernel::prelude::*;
+use nic::Pair;
 
 module! {
     type: Devmemnic,
@@ -31,8 +42,6 @@ module! {
 const MAX_PAIRS: u32 = 16;
 /// Most RX/TX queues per device.
 const MAX_QUEUES: u32 = 64;
-/// DMA address width of the parent devices, as a modern NIC has.
-const DMA_BITS: u32 = 64;
 
 /// Module parameters, validated.
 struct Params {
@@ -59,33 +68,34 @@ impl Params {
 }
 
 struct Devmemnic {
-    /// One parent device per netdev: `devmemnic.0`, `devmemnic.1`, ...
-    parents: KVec<PlatformDevice>,
+    /// Device pairs: `dmnic0`/`dmnic1`, `dmnic2`/`dmnic3`, ...
+    pairs: KVec<Pair>,
 }
 
 impl kernel::Module for Devmemnic {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let params = Params::load()?;
-        let devices = params.pairs * 2;
-        let mut parents = KVec::with_capacity(devices as usize, GFP_KERNEL)?;
-        for id in 0..devices {
-            // On error, `parents` drops and unregisters what was registered.
-            let dev = PlatformDevice::register(c_str!("devmemnic"), id as i32, DMA_BITS)?;
-            parents.push(dev, GFP_KERNEL)?;
+        let mut pairs = KVec::with_capacity(params.pairs as usize, GFP_KERNEL)?;
+        for n in 0..params.pairs {
+            // On error, `pairs` drops and tears down what was created.
+            let pair = Pair::new(n, params.queues).inspect_err(|e| {
+                pr_err!("creating pair {} failed: {:?}\n", n, e);
+            })?;
+            pairs.push(pair, GFP_KERNEL)?;
         }
         pr_info!(
-            "{} pairs, {} queues per device, parents devmemnic.0..devmemnic.{} (dma mask {:#x})\n",
+            "{} pairs (dmnic0..dmnic{}), {} queues per device, parents devmemnic.0..devmemnic.{}\n",
             params.pairs,
+            params.pairs * 2 - 1,
             params.queues,
-            devices - 1,
-            parents[0].dma_mask()
+            params.pairs * 2 - 1
         );
-        Ok(Self { parents })
+        Ok(Self { pairs })
     }
 }
 
 impl Drop for Devmemnic {
     fn drop(&mut self) {
-        pr_info!("unloading, {} parent devices\n", self.parents.len());
+        pr_info!("unloading {} pairs\n", self.pairs.len());
     }
 }

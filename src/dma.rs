@@ -73,28 +73,83 @@ impl Drop for PageMapping<'_> {
     }
 }
 
+/// The device a bus address belongs to.
+///
+/// # Invariants
+///
+/// `raw` is a live `struct device` for `'a`.
+#[derive(Clone, Copy)]
+pub(crate) struct DmaDev<'a> {
+    raw: *mut bindings::device,
+    _p: core::marker::PhantomData<&'a ()>,
+}
+
+impl<'a> DmaDev<'a> {
+    /// The DMA device of a platform device.
+    pub(crate) fn of_platform(dev: &'a PlatformDevice) -> Self {
+        // INVARIANT: the platform device lives for `'a`.
+        Self {
+            raw: dev.as_raw_device(),
+            _p: core::marker::PhantomData,
+        }
+    }
+
+    /// Wraps a raw device.
+    ///
+    /// # Safety
+    ///
+    /// `raw` must be a live device for `'a`.
+    pub(crate) unsafe fn from_raw(raw: *mut bindings::device) -> Self {
+        // INVARIANT: guaranteed by the caller.
+        Self {
+            raw,
+            _p: core::marker::PhantomData,
+        }
+    }
+
+    /// The raw device.
+    pub(crate) fn as_raw(&self) -> *mut bindings::device {
+        self.raw
+    }
+}
+
 /// Writes `data` at bus address `addr` of `dev`, as the device's DMA engine would.
 ///
 /// The write must stay inside the page `addr` lands in; returns `EFAULT` if the
 /// address is not RAM reachable by dma-direct or the write would cross the page.
-pub(crate) fn device_write(dev: &PlatformDevice, addr: DmaAddr, data: &[u8]) -> Result {
+pub(crate) fn device_write(dev: DmaDev<'_>, addr: DmaAddr, data: &[u8]) -> Result {
+    device_write_with(dev, addr, data.len(), |dst| {
+        dst.copy_from_slice(data);
+        Ok(())
+    })
+}
+
+/// Lets `fill` write `len` bytes at bus address `addr` of `dev` (the NIC's DMA).
+///
+/// Same rules as [`device_write`]; `fill` gets exactly the `len` target bytes.
+pub(crate) fn device_write_with(
+    dev: DmaDev<'_>,
+    addr: DmaAddr,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result,
+) -> Result {
     let offset = (addr as usize) & (kernel::page::PAGE_SIZE - 1);
-    if data.len() > kernel::page::PAGE_SIZE - offset {
+    if len > kernel::page::PAGE_SIZE - offset {
         return Err(EFAULT);
     }
-    // SAFETY: `dev` is a live device; the helper only translates the address.
-    let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw_device(), addr) };
+    // SAFETY: `dev` is a live device (its invariant); the helper only translates.
+    let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw(), addr) };
     if page.is_null() {
         return Err(EFAULT);
     }
     // SAFETY: `page` is a valid RAM page (checked by the helper); the local mapping
-    // is released below, before anything else is mapped on this CPU.
+    // is released below, and `fill` cannot map anything that outlives it.
     let va = unsafe { bindings::dmn_kmap_local_page(page) }.cast::<u8>();
-    // SAFETY: `va + offset .. + data.len()` lies inside the mapped page (checked
-    // above); the device owns the buffer while it is mapped for DMA, so nobody
-    // else writes it concurrently.
-    unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), va.add(offset), data.len()) };
+    // SAFETY: `va + offset .. + len` lies inside the mapped page (checked above);
+    // the device owns a buffer mapped for DMA, so nobody else accesses it now.
+    let dst = unsafe { core::slice::from_raw_parts_mut(va.add(offset), len) };
+    let r = fill(dst);
     // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
     unsafe { bindings::dmn_kunmap_local(va.cast()) };
-    Ok(())
+    r
 }

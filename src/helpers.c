@@ -3,6 +3,11 @@
  * C helpers for devmemnic's Rust code; see include/devmemnic_helpers.h.
  */
 #include <linux/dma-direct.h>
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/ptr_ring.h>
+#include <linux/skbuff.h>
+#include <net/page_pool/helpers.h>
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/module.h>
@@ -80,4 +85,345 @@ void *dmn_kmap_local_page(struct page *page)
 void dmn_kunmap_local(void *addr)
 {
 	kunmap_local(addr);
+}
+
+/* Net devices. */
+
+void *dmn_netdev_priv(struct net_device *dev)
+{
+	return netdev_priv(dev);
+}
+
+void dmn_netdev_set_parent(struct net_device *dev, struct device *parent)
+{
+	SET_NETDEV_DEV(dev, parent);
+}
+
+void dmn_eth_hw_addr_random(struct net_device *dev)
+{
+	eth_hw_addr_random(dev);
+}
+
+bool dmn_netif_running(const struct net_device *dev)
+{
+	return netif_running(dev);
+}
+
+bool dmn_netif_carrier_ok(const struct net_device *dev)
+{
+	return netif_carrier_ok(dev);
+}
+
+void dmn_txq_stop(struct net_device *dev, unsigned int idx)
+{
+	netif_tx_stop_queue(netdev_get_tx_queue(dev, idx));
+}
+
+void dmn_txq_wake(struct net_device *dev, unsigned int idx)
+{
+	netif_tx_wake_queue(netdev_get_tx_queue(dev, idx));
+}
+
+bool dmn_txq_stopped(struct net_device *dev, unsigned int idx)
+{
+	return netif_tx_queue_stopped(netdev_get_tx_queue(dev, idx));
+}
+
+void dmn_tx_start_all(struct net_device *dev)
+{
+	netif_tx_start_all_queues(dev);
+}
+
+unsigned int dmn_real_num_rx_queues(const struct net_device *dev)
+{
+	return dev->real_num_rx_queues;
+}
+
+unsigned int dmn_real_num_tx_queues(const struct net_device *dev)
+{
+	return dev->real_num_tx_queues;
+}
+
+void dmn_rcu_read_lock(void)
+{
+	rcu_read_lock();
+}
+
+void dmn_rcu_read_unlock(void)
+{
+	rcu_read_unlock();
+}
+
+struct device *dmn_netdev_parent(struct net_device *dev)
+{
+	return dev->dev.parent;
+}
+
+u64 dmn_netdev_features(const struct net_device *dev)
+{
+	return dev->features;
+}
+
+/* What devmemnic advertises: SG and checksum offload (the wire is virtual),
+ * flow steering and hashing; no TSO (the stack segments, GRO merges). */
+u64 dmn_default_features(void)
+{
+	return NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_HIGHDMA |
+	       NETIF_F_NTUPLE | NETIF_F_RXHASH;
+}
+
+u64 dmn_feature_ntuple(void)
+{
+	return NETIF_F_NTUPLE;
+}
+
+unsigned int dmn_rx_headroom(void)
+{
+	return NET_SKB_PAD + NET_IP_ALIGN;
+}
+
+/* What NL_SET_ERR_MSG() does; @msg must be static (the Rust side ensures it). */
+void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg)
+{
+	if (extack)
+		extack->_msg = msg;
+}
+
+/* NAPI. */
+
+void dmn_napi_add(struct net_device *dev, struct napi_struct *napi, dmn_napi_poll_fn poll)
+{
+	netif_napi_add(dev, napi, poll);
+}
+
+void dmn_napi_del(struct napi_struct *napi)
+{
+	netif_napi_del(napi);
+}
+
+void dmn_napi_schedule(struct napi_struct *napi)
+{
+	napi_schedule(napi);
+}
+
+struct net_device *dmn_napi_dev(struct napi_struct *napi)
+{
+	return napi->dev;
+}
+
+/* Socket buffers. */
+
+unsigned int dmn_skb_len(const struct sk_buff *skb)
+{
+	return skb->len;
+}
+
+unsigned int dmn_skb_headlen(const struct sk_buff *skb)
+{
+	return skb_headlen(skb);
+}
+
+const void *dmn_skb_data(const struct sk_buff *skb)
+{
+	return skb->data;
+}
+
+u16 dmn_skb_queue_mapping(const struct sk_buff *skb)
+{
+	return skb_get_queue_mapping(skb);
+}
+
+bool dmn_skb_csum_partial(const struct sk_buff *skb)
+{
+	return skb->ip_summed == CHECKSUM_PARTIAL;
+}
+
+void dmn_skb_set_csum_unnecessary(struct sk_buff *skb)
+{
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+}
+
+void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32 hash,
+		       bool l4_hash)
+{
+	skb_record_rx_queue(skb, rxq);
+	if (hash)
+		skb_set_hash(skb, hash, l4_hash ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
+	skb->protocol = eth_type_trans(skb, dev);
+}
+
+u32 dmn_skb_hash(const struct sk_buff *skb)
+{
+	return skb->hash;
+}
+
+bool dmn_skb_l4_hash(const struct sk_buff *skb)
+{
+	return skb->l4_hash;
+}
+
+void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4)
+{
+	skb_set_hash(skb, hash, l4 ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
+}
+
+void dmn_skb_mark_for_recycle(struct sk_buff *skb)
+{
+	skb_mark_for_recycle(skb);
+}
+
+void *dmn_skb_put(struct sk_buff *skb, unsigned int len)
+{
+	return skb_put(skb, len);
+}
+
+void dmn_skb_reserve(struct sk_buff *skb, int len)
+{
+	skb_reserve(skb, len);
+}
+
+unsigned int dmn_skb_frags(const struct sk_buff *skb)
+{
+	return skb_shinfo(skb)->nr_frags;
+}
+
+void dmn_kfree_skb_any(struct sk_buff *skb)
+{
+	dev_kfree_skb_any(skb);
+}
+
+void dmn_consume_skb_any(struct sk_buff *skb)
+{
+	dev_consume_skb_any(skb);
+}
+
+/* Bytes a buffer needs to hold @data_len bytes after headroom as an skb head. */
+unsigned int dmn_skb_build_size(unsigned int data_len)
+{
+	return SKB_DATA_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + data_len) +
+	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+}
+
+/* Rings. */
+
+struct ptr_ring *dmn_ring_alloc(unsigned int size)
+{
+	struct ptr_ring *ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+
+	if (!ring)
+		return NULL;
+	if (ptr_ring_init(ring, size, GFP_KERNEL)) {
+		kfree(ring);
+		return NULL;
+	}
+	return ring;
+}
+
+void dmn_ring_free(struct ptr_ring *ring)
+{
+	ptr_ring_cleanup(ring, NULL);
+	kfree(ring);
+}
+
+/* The _bh variants: the ring is used from xmit, NAPI and process context. */
+int dmn_ring_produce(struct ptr_ring *ring, void *ptr)
+{
+	return ptr_ring_produce_bh(ring, ptr);
+}
+
+void *dmn_ring_consume(struct ptr_ring *ring)
+{
+	return ptr_ring_consume_bh(ring);
+}
+
+bool dmn_ring_empty(struct ptr_ring *ring)
+{
+	return ptr_ring_empty_bh(ring);
+}
+
+bool dmn_ring_full(struct ptr_ring *ring)
+{
+	return ptr_ring_full(ring);
+}
+
+/* Page pools. */
+
+struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struct *napi,
+				       struct net_device *netdev, unsigned int queue_idx,
+				       unsigned int pool_size, bool allow_unreadable)
+{
+	struct page_pool_params pp = {
+		.order = 0,
+		.pool_size = pool_size,
+		.nid = NUMA_NO_NODE,
+		.dev = dma_dev,
+		.napi = napi,
+		.dma_dir = DMA_FROM_DEVICE,
+		.max_len = PAGE_SIZE,
+		.offset = 0,
+		.netdev = netdev,
+		.queue_idx = queue_idx,
+		/* A memory provider needs DMA_MAP and DMA_SYNC_DEV (it turns sync off). */
+		.flags = PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV |
+			 (allow_unreadable ? PP_FLAG_ALLOW_UNREADABLE_NETMEM : 0),
+	};
+
+	return page_pool_create(&pp);
+}
+
+void dmn_page_pool_destroy(struct page_pool *pool)
+{
+	page_pool_destroy(pool);
+}
+
+unsigned long dmn_pp_alloc_netmem(struct page_pool *pool)
+{
+	return (__force unsigned long)page_pool_alloc_netmems(pool, GFP_ATOMIC | __GFP_NOWARN);
+}
+
+void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct)
+{
+	page_pool_put_full_netmem(pool, (__force netmem_ref)netmem, napi_direct);
+}
+
+dma_addr_t dmn_netmem_dma_addr(unsigned long netmem)
+{
+	return page_pool_get_dma_addr_netmem((__force netmem_ref)netmem);
+}
+
+bool dmn_netmem_is_net_iov(unsigned long netmem)
+{
+	return netmem_is_net_iov((__force netmem_ref)netmem);
+}
+
+/* A host-memory fragment for headers or a linear frame; its kernel address. */
+void *dmn_pp_alloc_frag(struct page_pool *pool, unsigned int size, unsigned int *offset,
+			dma_addr_t *dma)
+{
+	struct page *page = page_pool_alloc_frag(pool, offset, size, GFP_ATOMIC | __GFP_NOWARN);
+
+	if (!page)
+		return NULL;
+	*dma = page_pool_get_dma_addr(page) + *offset;
+	return page_address(page) + *offset;
+}
+
+void dmn_pp_free_frag(struct page_pool *pool, void *va)
+{
+	page_pool_put_full_page(pool, virt_to_head_page(va), false);
+}
+
+/* Returns a fragment to the pool its page belongs to. */
+void dmn_pp_free_frag_va(void *va)
+{
+	struct page *page = virt_to_head_page(va);
+
+	page_pool_put_full_page(page->pp, page, false);
+}
+
+void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
+				unsigned int size, unsigned int truesize)
+{
+	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, (__force netmem_ref)netmem, off,
+			       size, truesize);
 }

@@ -32,6 +32,8 @@ pub(crate) enum Reject {
     Fragment,
     /// IPv6 extension headers too many, truncated, or not walkable (ESP, jumbo).
     BadExtHeaders,
+    /// Valid as far as read, but the headers are longer than the bytes examined.
+    HeadersTooLong,
     /// Not TCP (UDP, ICMP, ...).
     NotTcp,
     /// TCP header truncated or its data offset out of range.
@@ -77,61 +79,119 @@ fn be16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
-/// Parses an Ethernet frame.
+/// Parses a whole Ethernet frame.
 pub(crate) fn parse_frame(frame: &[u8]) -> Parsed {
+    parse_prefix(frame, frame.len())
+}
+
+/// Parses a frame of `frame_len` bytes from its first bytes, `prefix`.
+///
+/// Lengths are checked against `frame_len`; headers must lie inside `prefix`
+/// (a frame whose headers do not is rejected as [`Reject::HeadersTooLong`]).
+pub(crate) fn parse_prefix(prefix: &[u8], frame_len: usize) -> Parsed {
     let none = |r| Parsed {
         key: None,
         tcp: Err(r),
     };
-    if frame.len() < ETH_HLEN {
-        return none(Reject::TruncatedEthernet);
+    let frame_len = frame_len.max(prefix.len());
+    if prefix.len() < ETH_HLEN {
+        return none(if frame_len < ETH_HLEN {
+            Reject::TruncatedEthernet
+        } else {
+            Reject::HeadersTooLong
+        });
     }
-    let ip = &frame[ETH_HLEN..];
-    match be16(frame, 12) {
+    let ip = View {
+        buf: &prefix[ETH_HLEN..],
+        len: frame_len - ETH_HLEN,
+    };
+    match be16(prefix, 12) {
         ETH_P_IP => parse_ipv4(ip),
         ETH_P_IPV6 => parse_ipv6(ip),
         _ => none(Reject::NotIp),
     }
 }
 
+/// Readable first bytes of a region that is `len` bytes long.
+#[derive(Clone, Copy)]
+struct View<'a> {
+    buf: &'a [u8],
+    len: usize,
+}
+
+impl<'a> View<'a> {
+    /// The sub-region `[from, to)`, or `None` if it is past the region.
+    fn range(&self, from: usize, to: usize) -> Option<View<'a>> {
+        if from > to || to > self.len {
+            return None;
+        }
+        let b = self
+            .buf
+            .get(from.min(self.buf.len())..to.min(self.buf.len()))?;
+        Some(View {
+            buf: b,
+            len: to - from,
+        })
+    }
+
+    /// Whether the first `n` bytes are readable.
+    fn has(&self, n: usize) -> bool {
+        self.buf.len() >= n
+    }
+}
+
 /// Reads ports if the transport is TCP/UDP and they are present.
-fn ports(l4: &[u8]) -> (u16, u16) {
-    if l4.len() >= 4 {
-        (be16(l4, 0), be16(l4, 2))
+fn ports(l4: View<'_>) -> (u16, u16) {
+    if l4.len >= 4 && l4.has(4) {
+        (be16(l4.buf, 0), be16(l4.buf, 2))
     } else {
         (0, 0)
     }
 }
 
 /// Checks the TCP header at `l4` (the IP payload, already trimmed to IP length).
-fn tcp_layout(l3_headers: usize, l4: &[u8]) -> Result<TcpLayout, Reject> {
-    if l4.len() < 20 {
+fn tcp_layout(l3_headers: usize, l4: View<'_>) -> Result<TcpLayout, Reject> {
+    if l4.len < 20 {
         return Err(Reject::BadTcpHeader);
     }
-    let doff = usize::from(l4[12] >> 4) * 4;
-    if doff < 20 || doff > l4.len() {
+    if !l4.has(20) {
+        return Err(Reject::HeadersTooLong);
+    }
+    let doff = usize::from(l4.buf[12] >> 4) * 4;
+    if doff < 20 || doff > l4.len {
         return Err(Reject::BadTcpHeader);
+    }
+    if !l4.has(doff) {
+        return Err(Reject::HeadersTooLong);
     }
     Ok(TcpLayout {
         header_len: ETH_HLEN + l3_headers + doff,
-        payload_len: l4.len() - doff,
+        payload_len: l4.len - doff,
     })
 }
 
-fn parse_ipv4(ip: &[u8]) -> Parsed {
+fn parse_ipv4(v: View<'_>) -> Parsed {
     let none = |r| Parsed {
         key: None,
         tcp: Err(r),
     };
-    if ip.len() < 20 || ip[0] >> 4 != 4 {
+    if v.len < 20 || !v.has(20) {
+        return none(if v.len < 20 {
+            Reject::TruncatedIp
+        } else {
+            Reject::HeadersTooLong
+        });
+    }
+    let ip = v.buf;
+    if ip[0] >> 4 != 4 {
         return none(Reject::TruncatedIp);
     }
     let ihl = usize::from(ip[0] & 0xf) * 4;
-    if ihl < 20 || ihl > ip.len() {
+    if ihl < 20 || ihl > v.len {
         return none(Reject::BadIhl);
     }
     let total = usize::from(be16(ip, 2));
-    if total < ihl || total > ip.len() {
+    if total < ihl || total > v.len {
         return none(Reject::BadIpLength);
     }
     let proto = ip[9];
@@ -149,14 +209,21 @@ fn parse_ipv4(ip: &[u8]) -> Parsed {
             tcp: Err(Reject::Fragment),
         };
     }
-    let l4 = &ip[ihl..total];
+    let Some(l4) = v.range(ihl, total) else {
+        return Parsed {
+            key: Some(key),
+            tcp: Err(Reject::BadIpLength),
+        };
+    };
     if proto == IPPROTO_TCP || proto == IPPROTO_UDP {
         (key.sport, key.dport) = ports(l4);
     }
-    let tcp = if proto == IPPROTO_TCP {
-        tcp_layout(ihl, l4)
-    } else {
+    let tcp = if proto != IPPROTO_TCP {
         Err(Reject::NotTcp)
+    } else if !v.has(ihl) {
+        Err(Reject::HeadersTooLong)
+    } else {
+        tcp_layout(ihl, l4)
     };
     Parsed {
         key: Some(key),
@@ -164,12 +231,20 @@ fn parse_ipv4(ip: &[u8]) -> Parsed {
     }
 }
 
-fn parse_ipv6(ip: &[u8]) -> Parsed {
+fn parse_ipv6(v: View<'_>) -> Parsed {
     let none = |r| Parsed {
         key: None,
         tcp: Err(r),
     };
-    if ip.len() < 40 || ip[0] >> 4 != 6 {
+    if v.len < 40 || !v.has(40) {
+        return none(if v.len < 40 {
+            Reject::TruncatedIp
+        } else {
+            Reject::HeadersTooLong
+        });
+    }
+    let ip = v.buf;
+    if ip[0] >> 4 != 6 {
         return none(Reject::TruncatedIp);
     }
     let payload = usize::from(be16(ip, 4));
@@ -181,13 +256,14 @@ fn parse_ipv6(ip: &[u8]) -> Parsed {
     key.src.copy_from_slice(&ip[8..24]);
     key.dst.copy_from_slice(&ip[24..40]);
     // A zero payload length with a hop-by-hop header is a jumbogram: not walked.
-    if end > ip.len() || (payload == 0 && ip[6] == 0) {
+    if end > v.len || (payload == 0 && ip[6] == 0) {
         return Parsed {
             key: Some(key),
             tcp: Err(Reject::BadIpLength),
         };
     }
-    let ip = &ip[..end];
+    // `ip` is the readable part, `end` the IP packet's true end.
+    let ip = &ip[..end.min(ip.len())];
     let mut next = ip[6];
     let mut off = 40;
     let mut walked = 0;
@@ -195,14 +271,20 @@ fn parse_ipv6(ip: &[u8]) -> Parsed {
         match next {
             // Hop-by-hop, routing, destination options: (len + 1) * 8 bytes.
             0 | 43 | 60 => {
-                if walked == MAX_IPV6_EXT_HEADERS || off + 8 > ip.len() {
+                if walked == MAX_IPV6_EXT_HEADERS || off + 8 > end {
                     return Parsed {
                         key: Some(key),
                         tcp: Err(Reject::BadExtHeaders),
                     };
                 }
+                if off + 8 > ip.len() {
+                    return Parsed {
+                        key: Some(key),
+                        tcp: Err(Reject::HeadersTooLong),
+                    };
+                }
                 let len = (usize::from(ip[off + 1]) + 1) * 8;
-                if off + len > ip.len() {
+                if off + len > end {
                     return Parsed {
                         key: Some(key),
                         tcp: Err(Reject::BadExtHeaders),
@@ -214,14 +296,20 @@ fn parse_ipv6(ip: &[u8]) -> Parsed {
             }
             // Authentication header: (len + 2) * 4 bytes.
             51 => {
-                if walked == MAX_IPV6_EXT_HEADERS || off + 8 > ip.len() {
+                if walked == MAX_IPV6_EXT_HEADERS || off + 8 > end {
                     return Parsed {
                         key: Some(key),
                         tcp: Err(Reject::BadExtHeaders),
                     };
                 }
+                if off + 8 > ip.len() {
+                    return Parsed {
+                        key: Some(key),
+                        tcp: Err(Reject::HeadersTooLong),
+                    };
+                }
                 let len = (usize::from(ip[off + 1]) + 2) * 4;
-                if off + len > ip.len() {
+                if off + len > end {
                     return Parsed {
                         key: Some(key),
                         tcp: Err(Reject::BadExtHeaders),
@@ -241,7 +329,12 @@ fn parse_ipv6(ip: &[u8]) -> Parsed {
         }
     }
     key.proto = next;
-    let l4 = &ip[off..];
+    let Some(l4) = v.range(off, end) else {
+        return Parsed {
+            key: Some(key),
+            tcp: Err(Reject::BadExtHeaders),
+        };
+    };
     if next == IPPROTO_TCP || next == IPPROTO_UDP {
         (key.sport, key.dport) = ports(l4);
     }

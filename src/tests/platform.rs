@@ -2,7 +2,7 @@
 
 //! KUnit: the parent device and the NIC's "DMA" through bus addresses.
 
-use crate::dma::{device_write, PageMapping};
+use crate::dma::{device_write, DmaDev, PageMapping};
 use crate::kunit::Test;
 use crate::platform::PlatformDevice;
 use kernel::{c_str, page::Page, prelude::*};
@@ -41,7 +41,7 @@ fn device_write_lands_in_mapped_page(test: &mut Test) {
     let data = *b"devmemnic dma write";
     kunit_expect!(
         test,
-        device_write(&dev, mapping.dma_addr() + 100, &data).is_ok()
+        device_write(DmaDev::of_platform(&dev), mapping.dma_addr() + 100, &data).is_ok()
     );
     let mut back = [0u8; 19];
     // SAFETY: `back` is a valid, writable buffer of the length given.
@@ -70,14 +70,25 @@ fn device_write_refuses_page_overrun(test: &mut Test) {
     };
     let data = [0u8; 64];
     let last = mapping.dma_addr() + (kernel::page::PAGE_SIZE as u64) - 32;
-    kunit_expect_eq!(test, device_write(&dev, last, &data), Err(EFAULT));
-    kunit_expect!(test, device_write(&dev, last, &data[..32]).is_ok());
+    kunit_expect_eq!(
+        test,
+        device_write(DmaDev::of_platform(&dev), last, &data),
+        Err(EFAULT)
+    );
+    kunit_expect!(
+        test,
+        device_write(DmaDev::of_platform(&dev), last, &data[..32]).is_ok()
+    );
 }
 
 fn device_write_refuses_non_ram_address(test: &mut Test) {
     let Some(dev) = test_device(test) else { return };
     // Far above any RAM a test machine has: no valid pfn.
-    kunit_expect_eq!(test, device_write(&dev, 1u64 << 62, b"x"), Err(EFAULT));
+    kunit_expect_eq!(
+        test,
+        device_write(DmaDev::of_platform(&dev), 1u64 << 62, b"x"),
+        Err(EFAULT)
+    );
 }
 
 kunit_suite!(

@@ -94,3 +94,36 @@ fn random_mutations_never_panic_and_stay_in_bounds() {
     // The mutations leave many frames valid: the check above was exercised.
     assert!(split > 1_000, "only {split} frames split");
 }
+
+#[test]
+fn prefix_parse_matches_whole_frame_parse() {
+    for f in [ipv4_tcp(1448, 3), ipv6_tcp(8940, 4), ipv4_tcp(0, 0)] {
+        let whole = parse_frame(&f);
+        for n in [f.len(), 256, 128] {
+            let n = n.min(f.len());
+            let p = parse_prefix(&f[..n], f.len());
+            assert_eq!(p, whole, "prefix {n}");
+        }
+        // Headers cut by the prefix: not split, but not called malformed either.
+        assert_eq!(parse_prefix(&f[..40], f.len()).tcp, Err(Reject::HeadersTooLong));
+    }
+}
+
+#[test]
+fn random_prefixes_agree_or_refuse() {
+    let mut next = rng(0xfeed_beef_1234_5678);
+    let seeds = [ipv4_tcp(300, 2), ipv6_tcp(300, 5)];
+    for i in 0..100_000 {
+        let mut f = seeds[i % 2].clone();
+        let at = (next() as usize) % 120;
+        f[at] = next() as u8;
+        let whole = parse_frame(&f);
+        let n = (next() as usize) % f.len();
+        let p = parse_prefix(&f[..n], f.len());
+        // A prefix either finds exactly what the whole frame gives, or says it
+        // saw too little; it never finds a different split.
+        if let Ok(l) = p.tcp {
+            assert_eq!(whole.tcp, Ok(l));
+        }
+    }
+}

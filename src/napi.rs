@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! NAPI contexts that own the state their poll function works on.
+//!
+//! [`Napi<S>`] embeds a `napi_struct` and a state `S`. The poll function (of
+//! the owner, a [`NapiPoll`] type that embeds the `Napi`) gets `&mut S`; the
+//! control path gets `&mut S` only through [`Napi::with_state`], which disables
+//! NAPI around it. So the state needs no lock: at any time either the poll or
+//! one control-path closure has it.
+
+use crate::{bindings, netdev::NetDev, skb::SkBuff};
+use core::{
+    cell::UnsafeCell,
+    marker::PhantomPinned,
+    sync::atomic::{AtomicBool, Ordering},
+};
+use kernel::{prelude::*, sync::Mutex, types::Opaque};
+
+/// A NAPI context with the state its poll owns.
+///
+/// # Invariants
+///
+/// `state` is accessed only by the owner's poll (which NAPI runs one at a time,
+/// never while disabled) or inside `with_state` with NAPI disabled or never
+/// enabled, under `ctl`. `added`/`enabled` mirror the `napi_struct`'s state and
+/// change only under `ctl`.
+#[pin_data(PinnedDrop)]
+pub(crate) struct Napi<S> {
+    #[pin]
+    raw: Opaque<bindings::napi_struct>,
+    state: UnsafeCell<S>,
+    added: AtomicBool,
+    enabled: AtomicBool,
+    #[pin]
+    ctl: Mutex<()>,
+    #[pin]
+    _pin: PhantomPinned,
+}
+
+// SAFETY: access to `state` is serialised as the type invariant says; `S: Send`
+// lets it be used from the CPU running the poll.
+unsafe impl<S: Send> Sync for Napi<S> {}
+// SAFETY: as above.
+unsafe impl<S: Send> Send for Napi<S> {}
+
+/// A type that embeds a [`Napi`] and polls for it.
+pub(crate) trait NapiPoll: HasNapi + Sized + Send + Sync {
+    /// The state the poll owns.
+    type State: Send;
+
+    /// Processes up to `budget` units of work; returns how many were done.
+    fn poll(&self, ctx: &NapiCtx<'_>, state: &mut Self::State, budget: i32) -> i32;
+
+    /// Whether work is pending (checked after completing, to close the race with
+    /// a producer that found NAPI still scheduled).
+    fn has_work(&self) -> bool;
+}
+
+/// Locates the [`Napi`] inside its owner.
+///
+/// # Safety
+///
+/// `OFFSET` must be the byte offset of a `Napi<Self::State>` field in `Self`;
+/// use [`impl_has_napi!`].
+pub(crate) unsafe trait HasNapi {
+    /// Byte offset of the `Napi` field.
+    const OFFSET: usize;
+}
+
+/// Implements [`HasNapi`] for `$owner` whose `Napi` field is `$field`.
+#[macro_export]
+macro_rules! impl_has_napi {
+    ($owner:ty, $field:ident) => {
+        // SAFETY: `offset_of!` gives the offset of the named `Napi` field.
+        unsafe impl $crate::napi::HasNapi for $owner {
+            const OFFSET: usize = core::mem::offset_of!($owner, $field);
+        }
+    };
+}
+
+/// What a poll function can do with its NAPI context.
+pub(crate) struct NapiCtx<'a> {
+    raw: *mut bindings::napi_struct,
+    dev: &'a NetDev,
+}
+
+impl NapiCtx<'_> {
+    /// Hands a received frame to GRO.
+    pub(crate) fn gro_receive(&self, skb: SkBuff) {
+        // SAFETY: `raw` is the NAPI being polled, and GRO takes the skb.
+        unsafe { bindings::napi_gro_receive(self.raw, skb.into_raw()) };
+    }
+
+    /// The device the NAPI belongs to.
+    pub(crate) fn dev(&self) -> &NetDev {
+        self.dev
+    }
+}
+
+impl<S> Napi<S> {
+    /// A NAPI context, not yet added to a device.
+    pub(crate) fn new(state: S) -> impl PinInit<Self> {
+        pin_init!(Self {
+            // SAFETY: all-zeroes is the state `netif_napi_add()` expects to start from.
+            raw <- Opaque::ffi_init(|slot: *mut bindings::napi_struct| unsafe {
+                core::ptr::write_bytes(slot, 0, 1)
+            }),
+            state: UnsafeCell::new(state),
+            added: AtomicBool::new(false),
+            enabled: AtomicBool::new(false),
+            ctl <- kernel::new_mutex!(()),
+            _pin: PhantomPinned,
+        })
+    }
+
+    /// The raw `napi_struct`, for page pools' direct recycling.
+    pub(crate) fn as_raw(&self) -> *mut bindings::napi_struct {
+        self.raw.get()
+    }
+
+    /// Adds the context to `dev` and links it to RX queue `queue`.
+    pub(crate) fn add<O: NapiPoll<State = S>>(&self, dev: &NetDev) {
+        let _ctl = self.ctl.lock();
+        if self.added.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: `raw` is pinned inside an `O` (via `HasNapi`) that outlives the NAPI
+        // (the owner deletes it before it goes away, see `PinnedDrop`); the device
+        // is live.
+        unsafe { bindings::dmn_napi_add(dev.as_raw(), self.raw.get(), Some(poll_trampoline::<O>)) };
+        self.added.store(true, Ordering::Relaxed);
+    }
+
+    /// Enables polling (device open) and links the context to RX queue `queue`.
+    pub(crate) fn enable(&self, dev: &NetDev, queue: u32) {
+        let _ctl = self.ctl.lock();
+        if !self.added.load(Ordering::Relaxed) || self.enabled.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: added and disabled (checked under `ctl`); callers hold rtnl as
+        // `netif_queue_set_napi()` requires.
+        unsafe {
+            bindings::napi_enable(self.raw.get());
+            bindings::netif_queue_set_napi(
+                dev.as_raw(),
+                queue,
+                bindings::netdev_queue_type_NETDEV_QUEUE_TYPE_RX,
+                self.raw.get(),
+            );
+        }
+        self.enabled.store(true, Ordering::Relaxed);
+    }
+
+    /// Disables polling, waiting for a running poll to finish (device stop).
+    pub(crate) fn disable(&self, dev: &NetDev, queue: u32) {
+        let _ctl = self.ctl.lock();
+        if !self.enabled.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: enabled (checked under `ctl`); callers hold rtnl.
+        unsafe {
+            bindings::netif_queue_set_napi(
+                dev.as_raw(),
+                queue,
+                bindings::netdev_queue_type_NETDEV_QUEUE_TYPE_RX,
+                core::ptr::null_mut(),
+            );
+            bindings::napi_disable(self.raw.get());
+        }
+        self.enabled.store(false, Ordering::Relaxed);
+    }
+
+    /// Schedules a poll if the context is enabled.
+    pub(crate) fn schedule(&self) {
+        if self.enabled.load(Ordering::Relaxed) {
+            // SAFETY: the NAPI is added; scheduling a disabled one is a no-op.
+            unsafe { bindings::dmn_napi_schedule(self.raw.get()) };
+        }
+    }
+
+    /// Runs `f` on the state with polling stopped, then resumes (and reschedules) it.
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
+        let _ctl = self.ctl.lock();
+        let was_enabled = self.enabled.load(Ordering::Relaxed);
+        if was_enabled {
+            // SAFETY: enabled, so disabling is valid; it waits for a running poll.
+            unsafe { bindings::napi_disable(self.raw.get()) };
+        }
+        // SAFETY: polling is disabled or was never enabled and `ctl` is held, so
+        // nothing else touches the state (type invariant).
+        let r = f(unsafe { &mut *self.state.get() });
+        if was_enabled {
+            // SAFETY: disabled just above; re-enable and poll once for anything that
+            // arrived meanwhile (producers could not schedule a disabled NAPI).
+            unsafe {
+                bindings::napi_enable(self.raw.get());
+                bindings::dmn_napi_schedule(self.raw.get());
+            }
+        }
+        r
+    }
+
+    /// Removes the context from its device (after `disable`).
+    pub(crate) fn del(&self) {
+        let _ctl = self.ctl.lock();
+        if self.enabled.load(Ordering::Relaxed) || !self.added.load(Ordering::Relaxed) {
+            return;
+        }
+        // SAFETY: added and disabled: deleting is valid and waits for an RCU period.
+        unsafe { bindings::dmn_napi_del(self.raw.get()) };
+        self.added.store(false, Ordering::Relaxed);
+    }
+}
+
+#[pinned_drop]
+impl<S> PinnedDrop for Napi<S> {
+    fn drop(self: Pin<&mut Self>) {
+        // Owners disable and delete before dropping; if one did not, the device
+        // being torn down must not keep a pointer to freed memory.
+        if self.added.load(Ordering::Relaxed) {
+            pr_err!("NAPI dropped while still added to its device\n");
+            // SAFETY: as in `disable` and `del`: the state flags say what is valid.
+            unsafe {
+                if self.enabled.load(Ordering::Relaxed) {
+                    bindings::napi_disable(self.raw.get());
+                }
+                bindings::dmn_napi_del(self.raw.get());
+            }
+        }
+    }
+}
+
+/// The poll function registered with the core for owner type `O`.
+///
+/// # Safety
+///
+/// Called by NAPI with a `napi_struct` added by [`Napi::add::<O>`].
+unsafe extern "C" fn poll_trampoline<O: NapiPoll>(
+    raw: *mut bindings::napi_struct,
+    budget: i32,
+) -> i32 {
+    // SAFETY: `raw` is the `raw` field of a `Napi<O::State>` (its first field is
+    // an `Opaque`, and `Opaque::get` returns the address of the inner value) which
+    // sits at `O::OFFSET` in a live, pinned `O` (`HasNapi`, and `add::<O>`).
+    let (owner, napi) = unsafe {
+        let napi_off = core::mem::offset_of!(Napi<O::State>, raw);
+        let napi = raw.cast::<u8>().sub(napi_off).cast::<Napi<O::State>>();
+        let owner = napi.cast::<u8>().sub(O::OFFSET).cast::<O>();
+        (&*owner, &*napi)
+    };
+    // SAFETY: a polled NAPI belongs to a live device.
+    let dev = unsafe { NetDev::from_raw(bindings::dmn_napi_dev(raw)) };
+    let ctx = NapiCtx { raw, dev };
+    // SAFETY: NAPI runs one poll at a time and never while disabled, and
+    // `with_state` only touches the state with NAPI disabled (type invariant).
+    let state = unsafe { &mut *napi.state.get() };
+    let done = owner.poll(&ctx, state, budget).clamp(0, budget);
+    // SAFETY: we are the poll of `raw`; completing with less than the budget done
+    // hands the NAPI back, and rescheduling after that is allowed.
+    if done < budget && unsafe { bindings::napi_complete_done(raw, done) } && owner.has_work() {
+        // SAFETY: as above.
+        unsafe { bindings::dmn_napi_schedule(raw) };
+    }
+    done
+}

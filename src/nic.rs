@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The virtual NIC: a pair of multi-queue Ethernet devices wired back to back.
+//!
+//! A frame sent on one side is steered to an RX queue of the other side,
+//! queued on that queue's ring, and received in that queue's NAPI poll
+//! (`rx.rs`), which "DMA"s it into page-pool buffers. Safe Rust only.
+
+use crate::{
+    ethtool::{Channels, EthtoolOps, Extack, RingParams},
+    napi::Napi,
+    netdev::{LinkStats, NetDev, NetDevAlloc, NetDevConfig, NetDevOps, NetDevPair, TxOutcome},
+    parse::parse_frame,
+    platform::PlatformDevice,
+    rcu::RcuBox,
+    rx::{QueueMem, RxState},
+    skb::SkBuff,
+    stats::Counter,
+    steering::Steering,
+    toeplitz::DEFAULT_RSS_KEY,
+};
+use core::sync::atomic::{AtomicBool, Ordering};
+use kernel::{c_str, fmt, prelude::*, str::CString, sync::Arc};
+
+/// Entries of each RX ring (frames in flight from the peer).
+pub(crate) const RING_SIZE: u32 = 1024;
+/// Smallest MTU (IPv4's minimum).
+pub(crate) const MIN_MTU: u32 = 68;
+/// Largest MTU (jumbo frames).
+pub(crate) const MAX_MTU: u32 = 9216;
+/// Bytes of a frame the transmit side reads to steer it.
+const STEER_PEEK: usize = 128;
+
+/// Per-RX-queue counters (`ethtool -S`, qstats).
+#[derive(Default)]
+pub(crate) struct RxStats {
+    /// Frames delivered to the stack.
+    pub(crate) packets: Counter,
+    /// Bytes delivered.
+    pub(crate) bytes: Counter,
+    /// Frames received with header split (headers host, payload pool).
+    pub(crate) hds_packets: Counter,
+    /// Frames received whole into host memory (no split possible or wanted).
+    pub(crate) linear: Counter,
+    /// Frames dropped: no buffer from a pool.
+    pub(crate) alloc_fail: Counter,
+    /// Frames dropped: ring full, queue down, or DMA failure.
+    pub(crate) drops: Counter,
+}
+
+/// Per-TX-queue counters.
+#[derive(Default)]
+pub(crate) struct TxStats {
+    /// Frames handed to the peer.
+    pub(crate) packets: Counter,
+    /// Bytes handed to the peer.
+    pub(crate) bytes: Counter,
+    /// Frames dropped (peer down).
+    pub(crate) dropped: Counter,
+    /// Times the queue stopped on a full peer ring.
+    pub(crate) stops: Counter,
+}
+
+/// One RX queue: the ring the peer fills and the NAPI that empties it.
+#[pin_data]
+pub(crate) struct RxQueue {
+    #[pin]
+    pub(crate) napi: Napi<RxState>,
+    pub(crate) ring: crate::ring::SkbRing,
+    pub(crate) stats: RxStats,
+    pub(crate) index: u32,
+}
+
+crate::impl_has_napi!(RxQueue, napi);
+
+impl RxQueue {
+    fn new(index: u32) -> Result<impl PinInit<Self, Error>> {
+        let ring = crate::ring::SkbRing::new(RING_SIZE)?;
+        Ok(try_pin_init!(Self {
+            napi <- Napi::new(RxState::new()),
+            ring,
+            stats: RxStats::default(),
+            index,
+        }? Error))
+    }
+}
+
+/// One device of a pair.
+#[pin_data]
+pub(crate) struct Side {
+    pub(crate) rxqs: KVec<Pin<KBox<RxQueue>>>,
+    pub(crate) txqs: KVec<TxStats>,
+    #[pin]
+    pub(crate) steering: RcuBox<Steering>,
+    /// Configured TCP data split; queues pick it up when their memory is (re)built.
+    pub(crate) header_split: AtomicBool,
+    pub(crate) parent: PlatformDevice,
+}
+
+/// The state both devices of a pair share.
+#[pin_data]
+pub(crate) struct PairState {
+    #[pin]
+    side0: Side,
+    #[pin]
+    side1: Side,
+}
+
+impl PairState {
+    /// Side 0 or 1.
+    pub(crate) fn side(&self, i: usize) -> &Side {
+        if i & 1 == 0 {
+            &self.side0
+        } else {
+            &self.side1
+        }
+    }
+}
+
+/// A device's private data: its pair and which side it is.
+pub(crate) struct NicPriv {
+    pub(crate) pair: Arc<PairState>,
+    pub(crate) side: usize,
+}
+
+impl NicPriv {
+    pub(crate) fn me(&self) -> &Side {
+        self.pair.side(self.side)
+    }
+    pub(crate) fn peer(&self) -> &Side {
+        self.pair.side(1 - self.side)
+    }
+}
+
+fn new_side(parent: PlatformDevice, queues: u32) -> Result<impl PinInit<Side, Error>> {
+    let mut rxqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
+    let mut txqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
+    for i in 0..queues {
+        rxqs.push(KBox::pin_init(RxQueue::new(i)?, GFP_KERNEL)?, GFP_KERNEL)?;
+        txqs.push(TxStats::default(), GFP_KERNEL)?;
+    }
+    let steering = KBox::new(Steering::new(DEFAULT_RSS_KEY, queues), GFP_KERNEL)?;
+    Ok(try_pin_init!(Side {
+        rxqs,
+        txqs,
+        steering <- RcuBox::new(steering),
+        header_split: AtomicBool::new(true),
+        parent,
+    }? Error))
+}
+
+/// The device type: a [`NetDevOps`] and [`EthtoolOps`] implementation.
+pub(crate) struct Nic;
+
+crate::netdev_ops_tables!(Nic);
+
+/// A registered pair of devices, unregistered on drop.
+pub(crate) struct Pair {
+    devs: NetDevPair<Nic>,
+    /// Keeps the queues (and their NAPIs) alive until the devices are freed.
+    state: Arc<PairState>,
+}
+
+impl Pair {
+    /// Creates and registers `dmnic{2n}` and `dmnic{2n+1}` with `queues` queues each.
+    pub(crate) fn new(n: u32, queues: u32) -> Result<Self> {
+        let parents = [
+            PlatformDevice::register(c_str!("devmemnic"), (2 * n) as i32, 64)?,
+            PlatformDevice::register(c_str!("devmemnic"), (2 * n + 1) as i32, 64)?,
+        ];
+        let [p0, p1] = parents;
+        let pair = Arc::pin_init(
+            try_pin_init!(PairState {
+                side0 <- new_side(p0, queues)?,
+                side1 <- new_side(p1, queues)?,
+            }? Error),
+            GFP_KERNEL,
+        )?;
+        let alloc_side = |side: usize| -> Result<NetDevAlloc<Nic>> {
+            let name = CString::try_from_fmt(fmt!("dmnic{}", 2 * n + side as u32))?;
+            let cfg = NetDevConfig {
+                name: &name,
+                tx_queues: queues,
+                rx_queues: queues,
+                min_mtu: MIN_MTU,
+                max_mtu: MAX_MTU,
+                features: crate::netdev::default_features(),
+            };
+            let data = Arc::new(
+                NicPriv {
+                    pair: pair.clone(),
+                    side,
+                },
+                GFP_KERNEL,
+            )?;
+            let alloc = NetDevAlloc::<Nic>::new(&pair.side(side).parent, &cfg, data)?;
+            for q in pair.side(side).rxqs.iter() {
+                q.napi.add::<RxQueue>(alloc.dev());
+            }
+            Ok(alloc)
+        };
+        let a = alloc_side(0);
+        let b = alloc_side(1);
+        let (a, b) = match (a, b) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                Self::del_napis(&pair);
+                let e = a
+                    .as_ref()
+                    .err()
+                    .or(b.as_ref().err())
+                    .copied()
+                    .unwrap_or(EINVAL);
+                drop((a, b));
+                return Err(e);
+            }
+        };
+        let devs = match NetDevPair::new(a, b) {
+            Ok(devs) => devs,
+            Err((e, a, b)) => {
+                Self::del_napis(&pair);
+                drop((a, b));
+                return Err(e);
+            }
+        };
+        Ok(Self { devs, state: pair })
+    }
+
+    /// Removes every queue's NAPI from its (unregistered) device before it is freed.
+    fn del_napis(state: &PairState) {
+        for side in 0..2 {
+            for q in state.side(side).rxqs.iter() {
+                q.napi.del();
+            }
+        }
+    }
+
+    /// Device 0 or 1 of the pair.
+    pub(crate) fn dev(&self, i: usize) -> &NetDev {
+        self.devs.dev(i)
+    }
+}
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        // Unregistering stops both devices (NAPIs disabled, queue memory freed);
+        // then the NAPIs leave the devices, and the devices are freed as `devs`
+        // drops, while `state` still holds the queues.
+        self.devs.unregister();
+        Self::del_napis(&self.state);
+    }
+}
+
+impl Nic {
+    /// Builds (or rebuilds) the memory of every active RX queue of an up device.
+    fn start_queues(dev: &NetDev, data: &NicPriv) -> Result {
+        let me = data.me();
+        let split = me.header_split.load(Ordering::Relaxed);
+        let active = dev.real_num_rx_queues();
+        for q in me.rxqs.iter().take(active as usize) {
+            let mem = QueueMem::new(dev, q, split)?;
+            q.napi.with_state(|st| st.install(mem, split));
+            q.napi.enable(dev, q.index);
+        }
+        Ok(())
+    }
+
+    /// Stops every RX queue: NAPI off, memory freed, ring purged.
+    fn stop_queues(dev: &NetDev, data: &NicPriv) {
+        for q in data.me().rxqs.iter() {
+            q.napi.disable(dev, q.index);
+            q.napi.with_state(|st| st.remove());
+            q.stats.drops.add_shared(q.ring.purge());
+        }
+    }
+
+    /// Carrier follows "both sides up".
+    fn update_carrier(dev: &NetDev) {
+        let Some(peer) = dev.peer() else { return };
+        if dev.is_running() && peer.is_running() {
+            dev.carrier_on();
+            peer.carrier_on();
+        } else {
+            dev.carrier_off();
+            peer.carrier_off();
+        }
+    }
+}
+
+#[vtable]
+impl NetDevOps for Nic {
+    type Priv = NicPriv;
+
+    fn open(dev: &NetDev, data: &NicPriv) -> Result {
+        if let Err(e) = Self::start_queues(dev, data) {
+            Self::stop_queues(dev, data);
+            return Err(e);
+        }
+        dev.tx_start_all();
+        // The core sets the running flag after `ndo_open` returns: decide on the
+        // peer's state alone here.
+        if let Some(peer) = dev.peer() {
+            if peer.is_running() {
+                dev.carrier_on();
+                peer.carrier_on();
+            }
+        }
+        Ok(())
+    }
+
+    fn stop(dev: &NetDev, data: &NicPriv) -> Result {
+        dev.carrier_off();
+        if let Some(peer) = dev.peer() {
+            peer.carrier_off();
+        }
+        dev.tx_stop_all();
+        Self::stop_queues(dev, data);
+        Ok(())
+    }
+
+    fn start_xmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
+        let txq = u32::from(skb.queue_mapping());
+        let Some(stats) = data.me().txqs.get(txq as usize) else {
+            drop(skb);
+            return TxOutcome::Done;
+        };
+        let Some(peer) = dev.peer() else {
+            stats.dropped.add(1);
+            drop(skb);
+            return TxOutcome::Done;
+        };
+        let active = peer.real_num_rx_queues();
+        if !peer.is_running() || !dev.carrier_ok() || active == 0 {
+            stats.dropped.add(1);
+            drop(skb);
+            return TxOutcome::Done;
+        }
+        // Steer on the receiving side's configuration.
+        let mut peek = [0u8; STEER_PEEK];
+        let n = skb.len().min(STEER_PEEK);
+        let key = match skb.copy_bits(0, &mut peek[..n]) {
+            Ok(()) => parse_frame(&peek[..n]).key,
+            Err(_) => None,
+        };
+        let ntuple = peer.ntuple_enabled();
+        let target = data.peer();
+        let decision = target
+            .steering
+            .read(|s| s.decide(key.as_ref(), ntuple, active));
+        let Some(q) = target.rxqs.get(decision.queue as usize) else {
+            stats.dropped.add(1);
+            drop(skb);
+            return TxOutcome::Done;
+        };
+        let len = skb.len() as u64;
+        // The receive side reports this hash (NETIF_F_RXHASH).
+        if decision.hash != 0 {
+            skb.set_hash(decision.hash, decision.l4);
+        }
+        match q.ring.produce(skb) {
+            Ok(()) => {
+                stats.packets.add(1);
+                stats.bytes.add(len);
+                q.napi.schedule();
+                TxOutcome::Done
+            }
+            Err(skb) => {
+                // Back-pressure: stop this queue until the peer's poll drains a ring.
+                dev.txq_stop(txq);
+                stats.stops.add(1);
+                q.napi.schedule();
+                if !q.ring.is_full() {
+                    dev.txq_wake(txq);
+                }
+                TxOutcome::Busy(skb)
+            }
+        }
+    }
+
+    fn get_stats64(_dev: &NetDev, data: &NicPriv) -> LinkStats {
+        let me = data.me();
+        let mut s = LinkStats::default();
+        for q in me.rxqs.iter() {
+            s.rx_packets += q.stats.packets.get();
+            s.rx_bytes += q.stats.bytes.get();
+            s.rx_dropped += q.stats.drops.get() + q.stats.alloc_fail.get();
+        }
+        for t in me.txqs.iter() {
+            s.tx_packets += t.packets.get();
+            s.tx_bytes += t.bytes.get();
+            s.tx_dropped += t.dropped.get();
+        }
+        s
+    }
+
+    fn change_mtu(dev: &NetDev, _data: &NicPriv, mtu: u32) -> Result {
+        // The core checked min/max; buffers are page chunks, so any MTU fits.
+        dev.set_mtu_field(mtu);
+        Ok(())
+    }
+}
+
+/// Names of the per-queue counters, in `ethtool -S` order.
+const RX_STAT_NAMES: [&str; 6] = [
+    "packets",
+    "bytes",
+    "hds_packets",
+    "linear",
+    "alloc_fail",
+    "drops",
+];
+const TX_STAT_NAMES: [&str; 4] = ["packets", "bytes", "dropped", "stops"];
+
+#[vtable]
+impl EthtoolOps for Nic {
+    const DRIVER: &'static kernel::str::CStr = c_str!("devmemnic");
+
+    fn get_ringparam(_dev: &NetDev, data: &NicPriv) -> RingParams {
+        RingParams {
+            rx: RING_SIZE,
+            rx_max: RING_SIZE,
+            tx: RING_SIZE,
+            tx_max: RING_SIZE,
+            tcp_data_split: Some(data.me().header_split.load(Ordering::Relaxed)),
+        }
+    }
+
+    fn set_ringparam(dev: &NetDev, data: &NicPriv, req: &RingParams, extack: &Extack) -> Result {
+        if req.rx != RING_SIZE || req.tx != RING_SIZE {
+            extack.msg(c_str!("devmemnic rings have a fixed size of 1024"));
+            return Err(EINVAL);
+        }
+        // "auto" means on: splitting is what this NIC is for.
+        let split = req.tcp_data_split.unwrap_or(true);
+        let me = data.me();
+        if me.header_split.swap(split, Ordering::Relaxed) == split || !dev.is_running() {
+            return Ok(());
+        }
+        // Rebuild each active queue's memory with the new layout.
+        for q in me.rxqs.iter().take(dev.real_num_rx_queues() as usize) {
+            let mem = match QueueMem::new(dev, q, split) {
+                Ok(mem) => mem,
+                Err(e) => {
+                    extack.msg(c_str!("devmemnic: no memory for the new queue buffers"));
+                    return Err(e);
+                }
+            };
+            q.napi.with_state(|st| st.install(mem, split));
+        }
+        Ok(())
+    }
+
+    fn get_channels(dev: &NetDev, data: &NicPriv) -> Channels {
+        let max = data.me().rxqs.len() as u32;
+        Channels {
+            max_rx: max,
+            max_tx: max,
+            rx: dev.real_num_rx_queues(),
+            tx: dev.real_num_tx_queues(),
+        }
+    }
+
+    fn set_channels(dev: &NetDev, data: &NicPriv, req: &Channels) -> Result {
+        let max = data.me().rxqs.len() as u32;
+        if req.rx == 0 || req.tx == 0 || req.rx > max || req.tx > max {
+            return Err(EINVAL);
+        }
+        let old_rx = dev.real_num_rx_queues();
+        dev.set_real_num_queues(req.tx, req.rx)?;
+        if dev.is_running() {
+            let me = data.me();
+            let split = me.header_split.load(Ordering::Relaxed);
+            // Queues that became active get memory; ones that went away lose it.
+            for q in me
+                .rxqs
+                .iter()
+                .skip(old_rx as usize)
+                .take(req.rx.saturating_sub(old_rx) as usize)
+            {
+                let mem = QueueMem::new(dev, q, split)?;
+                q.napi.with_state(|st| st.install(mem, split));
+                q.napi.enable(dev, q.index);
+            }
+            for q in me
+                .rxqs
+                .iter()
+                .skip(req.rx as usize)
+                .take(old_rx.saturating_sub(req.rx) as usize)
+            {
+                q.napi.disable(dev, q.index);
+                q.napi.with_state(|st| st.remove());
+                q.stats.drops.add_shared(q.ring.purge());
+            }
+        }
+        // The default RSS spread follows the channel count.
+        data.me().steering.update(|s| {
+            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            n.spread(req.rx);
+            Ok(n)
+        })
+    }
+
+    fn stat_names(_dev: &NetDev, data: &NicPriv, out: &mut dyn FnMut(&str)) {
+        let me = data.me();
+        let mut buf = [0u8; 32];
+        for q in 0..me.rxqs.len() {
+            for n in RX_STAT_NAMES {
+                out(fmt_name(&mut buf, "rx", q, n));
+            }
+        }
+        for q in 0..me.txqs.len() {
+            for n in TX_STAT_NAMES {
+                out(fmt_name(&mut buf, "tx", q, n));
+            }
+        }
+    }
+
+    fn stat_values(_dev: &NetDev, data: &NicPriv, out: &mut [u64]) {
+        let me = data.me();
+        let mut i = 0;
+        let mut put = |v: u64| {
+            if let Some(slot) = out.get_mut(i) {
+                *slot = v;
+            }
+            i += 1;
+        };
+        for q in me.rxqs.iter() {
+            let s = &q.stats;
+            for v in [
+                s.packets.get(),
+                s.bytes.get(),
+                s.hds_packets.get(),
+                s.linear.get(),
+                s.alloc_fail.get(),
+                s.drops.get(),
+            ] {
+                put(v);
+            }
+        }
+        for t in me.txqs.iter() {
+            for v in [
+                t.packets.get(),
+                t.bytes.get(),
+                t.dropped.get(),
+                t.stops.get(),
+            ] {
+                put(v);
+            }
+        }
+    }
+}
+
+/// Formats `"{dir}{q}_{name}"` into `buf` (ethtool names are at most 31 bytes).
+fn fmt_name<'a>(buf: &'a mut [u8; 32], dir: &str, q: usize, name: &str) -> &'a str {
+    let mut w = crate::stats::ByteWriter::new(&mut buf[..31]);
+    let _ = core::fmt::Write::write_fmt(&mut w, format_args!("{}{}_{}", dir, q, name));
+    let n = w.len();
+    core::str::from_utf8(&buf[..n]).unwrap_or("")
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Page pools: the RX buffers of a queue, in host memory or, with a memory
+//! provider attached by the kernel (devmem), in dma-buf `net_iov`s.
+//!
+//! The driver never reads a pool buffer through the CPU: it only writes to it
+//! through its DMA address (`dma::device_write`), which works for pages and
+//! net_iovs alike, and hands it to an skb.
+
+use crate::{
+    bindings,
+    dma::{DmaAddr, DmaDev},
+    napi::Napi,
+    netdev::NetDev,
+};
+use core::{marker::PhantomData, ptr::NonNull};
+use kernel::{error::from_err_ptr, prelude::*};
+
+/// A page pool, destroyed on drop.
+///
+/// # Invariants
+///
+/// `ptr` is a pool from `page_pool_create()` not yet destroyed. Its NAPI (if any)
+/// is disabled whenever the pool is dropped (the owner's NAPI state holds it).
+pub(crate) struct PagePool {
+    ptr: NonNull<bindings::page_pool>,
+    unreadable_ok: bool,
+}
+
+// SAFETY: page pool allocation is tied to the NAPI that owns the pool's user
+// (the poll); freeing and stats may run anywhere.
+unsafe impl Send for PagePool {}
+
+/// Parameters of a new pool.
+pub(crate) struct PoolConfig<'a, S> {
+    /// Device the pool DMA-maps pages on.
+    pub(crate) dma_dev: DmaDev<'a>,
+    /// The NAPI that allocates from it (for lockless direct recycling).
+    pub(crate) napi: &'a Napi<S>,
+    /// Device and RX queue the pool serves (shown by the netdev netlink family).
+    pub(crate) netdev: &'a NetDev,
+    /// RX queue index.
+    pub(crate) queue: u32,
+    /// Recycling ring size.
+    pub(crate) size: u32,
+    /// Lets the kernel attach a memory provider (devmem) bound to this queue;
+    /// needs rtnl held.
+    pub(crate) allow_unreadable: bool,
+}
+
+impl PagePool {
+    /// Creates a pool of order-0, DMA-mapped buffers.
+    pub(crate) fn new<S>(cfg: &PoolConfig<'_, S>) -> Result<Self> {
+        // SAFETY: all pointers are live for the call; the pool keeps the devices and
+        // the NAPI, which its owner keeps alive and disabled until the pool is gone.
+        let raw = unsafe {
+            bindings::dmn_page_pool_create(
+                cfg.dma_dev.as_raw(),
+                cfg.napi.as_raw(),
+                cfg.netdev.as_raw(),
+                cfg.queue,
+                cfg.size,
+                cfg.allow_unreadable,
+            )
+        };
+        let raw = from_err_ptr(raw)?;
+        // INVARIANT: created successfully.
+        NonNull::new(raw)
+            .map(|ptr| Self {
+                ptr,
+                unreadable_ok: cfg.allow_unreadable,
+            })
+            .ok_or(ENOMEM)
+    }
+
+    /// Whether the pool was created allowing unreadable (provider) memory.
+    pub(crate) fn allows_unreadable(&self) -> bool {
+        self.unreadable_ok
+    }
+
+    /// A whole buffer (page or net_iov), from NAPI context.
+    pub(crate) fn alloc_netmem(&self) -> Option<Netmem<'_>> {
+        // SAFETY: the pool is live; called from the owning NAPI's poll.
+        let raw = unsafe { bindings::dmn_pp_alloc_netmem(self.ptr.as_ptr()) };
+        // INVARIANT: a non-zero netmem is a buffer of this pool we now hold.
+        (raw != 0).then_some(Netmem {
+            raw,
+            pool: self.ptr,
+            _p: PhantomData,
+        })
+    }
+
+    /// A host-memory fragment of `size` bytes; only for pools without a provider.
+    pub(crate) fn alloc_frag(&self, size: u32) -> Option<HostFrag<'_>> {
+        if size as usize > kernel::page::PAGE_SIZE {
+            return None;
+        }
+        let mut offset = 0u32;
+        let mut dma: DmaAddr = 0;
+        // SAFETY: the pool is live; called from its NAPI's poll; the out-parameters
+        // are valid for writes.
+        let va =
+            unsafe { bindings::dmn_pp_alloc_frag(self.ptr.as_ptr(), size, &mut offset, &mut dma) };
+        // INVARIANT: a fragment of a host page of this pool, `size` bytes at `va`.
+        NonNull::new(va).map(|va| HostFrag {
+            va,
+            dma,
+            size,
+            pool: self.ptr,
+            _p: PhantomData,
+        })
+    }
+}
+
+impl Drop for PagePool {
+    fn drop(&mut self) {
+        // SAFETY: live pool, destroyed once; buffers still in flight keep the pool's
+        // memory until they come back (the core defers the release).
+        unsafe { bindings::dmn_page_pool_destroy(self.ptr.as_ptr()) };
+    }
+}
+
+/// A reference to one pool buffer (`netmem_ref`); returned to the pool on drop.
+///
+/// # Invariants
+///
+/// `raw` is a netmem of `pool` whose reference this value holds.
+pub(crate) struct Netmem<'a> {
+    raw: usize,
+    pool: NonNull<bindings::page_pool>,
+    _p: PhantomData<&'a PagePool>,
+}
+
+impl Netmem<'_> {
+    /// The bus address the NIC writes to.
+    pub(crate) fn dma_addr(&self) -> DmaAddr {
+        // SAFETY: a pool buffer of a `PP_FLAG_DMA_MAP` pool (type invariant).
+        unsafe { bindings::dmn_netmem_dma_addr(self.raw) }
+    }
+
+    /// Whether this is a dma-buf `net_iov` (unreadable memory) rather than a page.
+    pub(crate) fn is_net_iov(&self) -> bool {
+        // SAFETY: a valid netmem (type invariant).
+        unsafe { bindings::dmn_netmem_is_net_iov(self.raw) }
+    }
+
+    /// Gives up the reference (to an skb frag).
+    pub(crate) fn into_raw(self) -> usize {
+        let raw = self.raw;
+        core::mem::forget(self);
+        raw
+    }
+}
+
+impl Drop for Netmem<'_> {
+    fn drop(&mut self) {
+        // SAFETY: we hold a reference to a buffer of `pool` (type invariant), which
+        // outlives us (`'a`); not from a known NAPI context, so no direct recycle.
+        unsafe { bindings::dmn_pp_put_netmem(self.pool.as_ptr(), self.raw, false) };
+    }
+}
+
+/// A fragment of a host page from a pool, for headers or a linear frame.
+///
+/// # Invariants
+///
+/// `va` is the kernel address of `size` bytes of a pool page fragment this value
+/// holds a reference to; `dma` is its bus address.
+pub(crate) struct HostFrag<'a> {
+    va: NonNull<core::ffi::c_void>,
+    dma: DmaAddr,
+    size: u32,
+    pool: NonNull<bindings::page_pool>,
+    _p: PhantomData<&'a PagePool>,
+}
+
+impl HostFrag<'_> {
+    /// The bus address the NIC writes to.
+    pub(crate) fn dma_addr(&self) -> DmaAddr {
+        self.dma
+    }
+
+    /// Size in bytes.
+    pub(crate) fn size(&self) -> u32 {
+        self.size
+    }
+
+    /// Gives up the reference, returning the kernel address (to `napi_build_skb`).
+    pub(crate) fn into_raw(self) -> *mut core::ffi::c_void {
+        let va = self.va.as_ptr();
+        core::mem::forget(self);
+        va
+    }
+}
+
+impl Drop for HostFrag<'_> {
+    fn drop(&mut self) {
+        // SAFETY: we hold a reference to this fragment of a page of `pool`.
+        unsafe { bindings::dmn_pp_free_frag(self.pool.as_ptr(), self.va.as_ptr()) };
+    }
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A bounded ring of owned skbs between a sender and a NAPI poller (`ptr_ring`).
+
+use crate::{bindings, skb::SkBuff};
+use core::ptr::NonNull;
+use kernel::prelude::*;
+
+/// A ring of skbs; producers and consumers each serialise on the ring's own
+/// BH-safe locks, so any context may use it.
+///
+/// # Invariants
+///
+/// `ptr` is a ring from `dmn_ring_alloc()`; every entry is an owned skb.
+pub(crate) struct SkbRing {
+    ptr: NonNull<bindings::ptr_ring>,
+}
+
+// SAFETY: producers serialise on the ring's producer lock, consumers on its
+// consumer lock (inside the helpers).
+unsafe impl Send for SkbRing {}
+// SAFETY: as above.
+unsafe impl Sync for SkbRing {}
+
+impl SkbRing {
+    /// A ring of `size` entries.
+    pub(crate) fn new(size: u32) -> Result<Self> {
+        // SAFETY: plain allocation.
+        let raw = unsafe { bindings::dmn_ring_alloc(size) };
+        // INVARIANT: freshly allocated, empty.
+        NonNull::new(raw).map(|ptr| Self { ptr }).ok_or(ENOMEM)
+    }
+
+    /// Adds a frame; gives it back if the ring is full.
+    pub(crate) fn produce(&self, skb: SkBuff) -> core::result::Result<(), SkBuff> {
+        let raw = skb.into_raw();
+        // SAFETY: the ring is valid; on success it owns `raw`.
+        if unsafe { bindings::dmn_ring_produce(self.ptr.as_ptr(), raw.cast()) } == 0 {
+            Ok(())
+        } else {
+            // SAFETY: the ring refused `raw`, so we still own it.
+            Err(unsafe { SkBuff::from_raw(raw) })
+        }
+    }
+
+    /// Takes the oldest frame.
+    pub(crate) fn consume(&self) -> Option<SkBuff> {
+        // SAFETY: the ring is valid; the helper takes the consumer lock.
+        let raw = unsafe { bindings::dmn_ring_consume(self.ptr.as_ptr()) };
+        // SAFETY: entries are owned skbs (type invariant), now removed from the ring.
+        (!raw.is_null()).then(|| unsafe { SkBuff::from_raw(raw.cast()) })
+    }
+
+    /// Whether the ring holds no frame (a hint: producers may add at once).
+    pub(crate) fn is_empty(&self) -> bool {
+        // SAFETY: the ring is valid; the helper takes the consumer lock.
+        unsafe { bindings::dmn_ring_empty(self.ptr.as_ptr()) }
+    }
+
+    /// Whether the ring is full (a hint).
+    pub(crate) fn is_full(&self) -> bool {
+        // SAFETY: the ring is valid; `ptr_ring_full` takes the producer lock.
+        unsafe { bindings::dmn_ring_full(self.ptr.as_ptr()) }
+    }
+
+    /// Drops every queued frame; returns how many.
+    pub(crate) fn purge(&self) -> u64 {
+        let mut n = 0;
+        while let Some(skb) = self.consume() {
+            drop(skb);
+            n += 1;
+        }
+        n
+    }
+}
+
+impl Drop for SkbRing {
+    fn drop(&mut self) {
+        self.purge();
+        // SAFETY: the ring is valid and now empty; nobody else holds it.
+        unsafe { bindings::dmn_ring_free(self.ptr.as_ptr()) };
+    }
+}

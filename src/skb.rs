@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Socket buffers owned by the driver.
+
+use crate::{bindings, netdev::NetDev};
+use core::ptr::NonNull;
+use kernel::prelude::*;
+
+/// An `sk_buff` the driver owns; dropping it frees it as a drop.
+///
+/// # Invariants
+///
+/// `ptr` is a valid skb owned by this value alone.
+pub(crate) struct SkBuff {
+    ptr: NonNull<bindings::sk_buff>,
+}
+
+// SAFETY: an owned skb may be handed between CPUs (the net core does so).
+unsafe impl Send for SkBuff {}
+
+impl SkBuff {
+    /// Takes ownership of a raw skb.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be a valid skb whose ownership the caller gives up.
+    pub(crate) unsafe fn from_raw(ptr: *mut bindings::sk_buff) -> Self {
+        // INVARIANT: the caller hands over a valid skb.
+        // SAFETY: a valid skb pointer is not null.
+        Self {
+            ptr: unsafe { NonNull::new_unchecked(ptr) },
+        }
+    }
+
+    /// Gives up ownership, returning the raw skb.
+    pub(crate) fn into_raw(self) -> *mut bindings::sk_buff {
+        let ptr = self.ptr.as_ptr();
+        core::mem::forget(self);
+        ptr
+    }
+
+    /// Total length in bytes (linear part and frags).
+    pub(crate) fn len(&self) -> usize {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_len(self.ptr.as_ptr()) as usize }
+    }
+
+    /// The linear part.
+    pub(crate) fn linear(&self) -> &[u8] {
+        // SAFETY: `data` points to `headlen` readable bytes that live as long as the
+        // skb, which `&self` keeps alive and unmodified.
+        unsafe {
+            let len = bindings::dmn_skb_headlen(self.ptr.as_ptr()) as usize;
+            core::slice::from_raw_parts(bindings::dmn_skb_data(self.ptr.as_ptr()).cast::<u8>(), len)
+        }
+    }
+
+    /// Copies `out.len()` bytes starting at `offset`, across the linear part and frags.
+    pub(crate) fn copy_bits(&self, offset: usize, out: &mut [u8]) -> Result {
+        if offset
+            .checked_add(out.len())
+            .is_none_or(|end| end > self.len())
+        {
+            return Err(EINVAL);
+        }
+        // SAFETY: the skb is valid; the range was checked; `out` is writable.
+        kernel::error::to_result(unsafe {
+            bindings::skb_copy_bits(
+                self.ptr.as_ptr(),
+                offset as i32,
+                out.as_mut_ptr().cast(),
+                out.len() as i32,
+            )
+        })
+    }
+
+    /// The TX queue the core chose.
+    pub(crate) fn queue_mapping(&self) -> u16 {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_queue_mapping(self.ptr.as_ptr()) }
+    }
+
+    /// Whether the sender left the L4 checksum to the device.
+    pub(crate) fn csum_partial(&self) -> bool {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_csum_partial(self.ptr.as_ptr()) }
+    }
+
+    /// Number of page frags.
+    pub(crate) fn nr_frags(&self) -> u32 {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_frags(self.ptr.as_ptr()) }
+    }
+
+    /// Frees a frame that was delivered (not a drop).
+    pub(crate) fn consume(self) {
+        // SAFETY: we own the skb; it is not used after this.
+        unsafe { bindings::dmn_consume_skb_any(self.into_raw()) }
+    }
+
+    /// Marks the checksum verified (the virtual wire cannot corrupt it).
+    pub(crate) fn set_csum_unnecessary(&mut self) {
+        // SAFETY: the skb is valid and ours.
+        unsafe { bindings::dmn_skb_set_csum_unnecessary(self.ptr.as_ptr()) }
+    }
+
+    /// Records the RX queue and hash and sets the protocol (`eth_type_trans`).
+    pub(crate) fn rx_finish(&mut self, dev: &NetDev, rxq: u16, hash: u32, l4_hash: bool) {
+        // SAFETY: the skb is valid, ours, and starts with an Ethernet header of at
+        // least `ETH_HLEN` bytes in its linear part (callers build it that way).
+        unsafe { bindings::dmn_skb_rx_finish(self.ptr.as_ptr(), dev.as_raw(), rxq, hash, l4_hash) }
+    }
+
+    /// Appends a page-pool netmem as a frag; the skb takes over its reference.
+    pub(crate) fn add_netmem_frag(
+        &mut self,
+        mem: crate::page_pool::Netmem<'_>,
+        off: u32,
+        len: u32,
+    ) -> Result {
+        if self.nr_frags() as usize >= bindings::MAX_SKB_FRAGS as usize {
+            return Err(ENOSPC);
+        }
+        let raw = mem.into_raw();
+        // SAFETY: the skb is ours and has a free frag slot; `raw` is a pool netmem
+        // whose reference moves into the skb (which is marked for recycling).
+        unsafe {
+            bindings::dmn_skb_add_rx_frag_netmem(
+                self.ptr.as_ptr(),
+                raw,
+                off,
+                len,
+                kernel::page::PAGE_SIZE as u32,
+            )
+        };
+        Ok(())
+    }
+
+    /// Builds an skb whose head is a page-pool fragment already holding `len`
+    /// bytes of frame at `headroom`; recycles to the pool when freed.
+    pub(crate) fn build(
+        frag: crate::page_pool::HostFrag<'_>,
+        headroom: u32,
+        len: u32,
+    ) -> Result<SkBuff> {
+        if headroom + len > frag.size() {
+            return Err(EINVAL);
+        }
+        let size = frag.size();
+        let va = frag.into_raw();
+        // SAFETY: `va` is a fragment of `size` bytes that we own; on success the skb
+        // owns it (and returns it to its pool, being marked for recycling).
+        let raw = unsafe { bindings::napi_build_skb(va, size) };
+        if raw.is_null() {
+            // SAFETY: the fragment was not taken; give it back to its pool.
+            unsafe { bindings::dmn_pp_free_frag_va(va) };
+            return Err(ENOMEM);
+        }
+        // SAFETY: a fresh skb over our buffer with room for `headroom + len`.
+        unsafe {
+            bindings::dmn_skb_mark_for_recycle(raw);
+            bindings::dmn_skb_reserve(raw, headroom as i32);
+            bindings::dmn_skb_put(raw, len);
+        }
+        // SAFETY: we own the new skb.
+        Ok(unsafe { SkBuff::from_raw(raw) })
+    }
+
+    /// The hash recorded on the skb (by the sender's steering) and whether it is L4.
+    pub(crate) fn hash(&self) -> (u32, bool) {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe {
+            (
+                bindings::dmn_skb_hash(self.ptr.as_ptr()),
+                bindings::dmn_skb_l4_hash(self.ptr.as_ptr()),
+            )
+        }
+    }
+
+    /// Records a hash on the skb.
+    pub(crate) fn set_hash(&mut self, hash: u32, l4: bool) {
+        // SAFETY: the skb is valid and ours.
+        unsafe { bindings::dmn_skb_set_hash(self.ptr.as_ptr(), hash, l4) }
+    }
+}
+
+impl Drop for SkBuff {
+    fn drop(&mut self) {
+        // SAFETY: we own the skb (type invariant); it is freed once, here.
+        unsafe { bindings::dmn_kfree_skb_any(self.ptr.as_ptr()) }
+    }
+}
+
+/// Bytes a buffer needs to hold `len` frame bytes as an skb head (headroom and
+/// `skb_shared_info` included).
+pub(crate) fn build_size(len: u32) -> u32 {
+    // SAFETY: pure arithmetic on constants.
+    unsafe { bindings::dmn_skb_build_size(len) }
+}
+
+/// Headroom left before received frame data in an skb head.
+pub(crate) fn rx_headroom() -> u32 {
+    // SAFETY: returns a constant.
+    unsafe { bindings::dmn_rx_headroom() }
+}
