@@ -14,9 +14,16 @@ export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
 KDIR ?= $(shell scripts/kdir test)
 RUST_SRCS = $(filter-out src/bindings_generated.rs,$(wildcard src/*.rs src/*/*.rs))
 
-.PHONY: all module bootstrap check demo vm-run fmt fmt-check clean
+TOOLS_TARGET := x86_64-unknown-linux-gnu
+TOOLS_BIN := tools/target/$(TOOLS_TARGET)/release
 
-all: module
+.PHONY: all module tools bootstrap check demo vm-run fmt fmt-check clean
+
+all: module tools
+
+# Guest tools: static binaries (glibc, crt-static), copied into the QEMU image.
+tools:
+	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer
 
 module:
 	@test -f $(KDIR)/Makefile || { echo "no kernel build at KDIR=$(KDIR): run 'make bootstrap' or set KDIR"; exit 1; }
@@ -43,4 +50,4 @@ fmt-check:
 
 clean:
 	@test -f $(KDIR)/Makefile && $(MAKE) -C $(KDIR) M=$(CURDIR) LLVM=1 clean || true
-	rm -rf build
+	rm -rf build tools/target

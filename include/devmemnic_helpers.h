@@ -83,6 +83,8 @@ void dmn_kfree_skb_any(struct sk_buff *skb);
 void dmn_consume_skb_any(struct sk_buff *skb);
 unsigned int dmn_skb_build_size(unsigned int data_len);
 u32 dmn_skb_hash(const struct sk_buff *skb);
+void dmn_skb_copy_gso(struct sk_buff *to, const struct sk_buff *from);
+unsigned int dmn_skb_gso_segs(const struct sk_buff *skb);
 bool dmn_skb_l4_hash(const struct sk_buff *skb);
 void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4);
 

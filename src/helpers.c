@@ -164,12 +164,15 @@ u64 dmn_netdev_features(const struct net_device *dev)
 	return dev->features;
 }
 
-/* What devmemnic advertises: SG and checksum offload (the wire is virtual),
- * flow steering and hashing; no TSO (the stack segments, GRO merges). */
+/*
+ * What devmemnic advertises: SG and checksum offload (the wire is virtual),
+ * TSO (the receiving side keeps super-frames whole, like hardware GRO), flow
+ * steering and hashing.
+ */
 u64 dmn_default_features(void)
 {
 	return NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_HIGHDMA |
-	       NETIF_F_NTUPLE | NETIF_F_RXHASH;
+	       NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_NTUPLE | NETIF_F_RXHASH;
 }
 
 u64 dmn_feature_ntuple(void)
@@ -250,6 +253,27 @@ void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32
 	if (hash)
 		skb_set_hash(skb, hash, l4_hash ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
 	skb->protocol = eth_type_trans(skb, dev);
+}
+
+/*
+ * A TSO super-frame from the peer arrives as one skb, as hardware GRO delivers
+ * it: keep its TCP segmentation so the stack (and GRO) see the wire segments.
+ */
+void dmn_skb_copy_gso(struct sk_buff *to, const struct sk_buff *from)
+{
+	const unsigned int tcp_types = SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN |
+				       SKB_GSO_TCP_FIXEDID;
+
+	if (!skb_is_gso(from) || !(skb_shinfo(from)->gso_type & tcp_types))
+		return;
+	skb_shinfo(to)->gso_size = skb_shinfo(from)->gso_size;
+	skb_shinfo(to)->gso_type = skb_shinfo(from)->gso_type & tcp_types;
+	skb_shinfo(to)->gso_segs = skb_shinfo(from)->gso_segs;
+}
+
+unsigned int dmn_skb_gso_segs(const struct sk_buff *skb)
+{
+	return skb_is_gso(skb) ? max_t(unsigned int, skb_shinfo(skb)->gso_segs, 1) : 1;
 }
 
 u32 dmn_skb_hash(const struct sk_buff *skb)

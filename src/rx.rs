@@ -113,7 +113,7 @@ impl NapiPoll for RxQueue {
             let len = frame.len() as u64;
             match self.receive(ctx, st, &frame) {
                 Ok(skb) => {
-                    self.stats.packets.add(1);
+                    self.stats.packets.add(u64::from(frame.segments()));
                     self.stats.bytes.add(len);
                     ctx.gro_receive(skb);
                     frame.consume();
@@ -181,6 +181,7 @@ impl RxQueue {
             // cannot corrupt it, so report it verified, as veth does.
             skb.set_csum_unnecessary();
         }
+        skb.copy_gso_from(frame);
         let (hash, l4) = frame.hash();
         skb.rx_finish(dev, self.index as u16, hash, l4);
         Ok(skb)

@@ -166,6 +166,18 @@ impl SkBuff {
         Ok(unsafe { SkBuff::from_raw(raw) })
     }
 
+    /// Takes over `from`'s TCP segmentation (a TSO super-frame stays one skb).
+    pub(crate) fn copy_gso_from(&mut self, from: &SkBuff) {
+        // SAFETY: both skbs are valid; `self` is ours to modify.
+        unsafe { bindings::dmn_skb_copy_gso(self.ptr.as_ptr(), from.ptr.as_ptr()) }
+    }
+
+    /// Wire segments this skb stands for (1 unless it is a GSO super-frame).
+    pub(crate) fn segments(&self) -> u32 {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_gso_segs(self.ptr.as_ptr()) }
+    }
+
     /// The hash recorded on the skb (by the sender's steering) and whether it is L4.
     pub(crate) fn hash(&self) -> (u32, bool) {
         // SAFETY: the skb is valid (type invariant).

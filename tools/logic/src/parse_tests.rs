@@ -16,7 +16,20 @@ fn rng(seed: u64) -> impl FnMut() -> u64 {
 fn ipv4_tcp(payload: usize, opt: usize) -> Vec<u8> {
     let mut f = vec![2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 0x08, 0x00];
     let total = (20 + 20 + opt * 4 + payload) as u16;
-    f.extend_from_slice(&[0x45, 0, (total >> 8) as u8, total as u8, 0, 0, 0x40, 0, 64, 6, 0, 0]);
+    f.extend_from_slice(&[
+        0x45,
+        0,
+        (total >> 8) as u8,
+        total as u8,
+        0,
+        0,
+        0x40,
+        0,
+        64,
+        6,
+        0,
+        0,
+    ]);
     f.extend_from_slice(&[192, 168, 1, 1, 192, 168, 1, 2]);
     f.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 0]);
     f.extend_from_slice(&[((5 + opt) as u8) << 4, 0x10, 0xff, 0xff, 0, 0, 0, 0]);
@@ -35,7 +48,9 @@ fn ipv6_tcp(payload: usize, ext: usize) -> Vec<u8> {
     for i in 0..ext {
         f.extend_from_slice(&[if i + 1 == ext { 6 } else { 60 }, 0, 1, 4, 0, 0, 0, 0]);
     }
-    f.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 0xff, 0xff, 0, 0, 0, 0]);
+    f.extend_from_slice(&[
+        0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x10, 0xff, 0xff, 0, 0, 0, 0,
+    ]);
     f.extend((0..payload).map(|i| i as u8));
     f
 }
@@ -44,7 +59,13 @@ fn ipv6_tcp(payload: usize, ext: usize) -> Vec<u8> {
 fn ipv4_tcp_splits_at_tcp_payload() {
     let f = ipv4_tcp(1448, 3);
     let p = parse_frame(&f);
-    assert_eq!(p.tcp, Ok(TcpLayout { header_len: 14 + 20 + 32, payload_len: 1448 }));
+    assert_eq!(
+        p.tcp,
+        Ok(TcpLayout {
+            header_len: 14 + 20 + 32,
+            payload_len: 1448
+        })
+    );
     let k = p.key.unwrap();
     assert_eq!((k.ipv6, k.proto, k.sport, k.dport), (false, 6, 40000, 5201));
     assert_eq!(&k.dst[..4], &[192, 168, 1, 2]);
@@ -55,7 +76,14 @@ fn ipv6_tcp_splits_behind_extension_headers() {
     for ext in 0..=MAX_IPV6_EXT_HEADERS {
         let f = ipv6_tcp(8940, ext);
         let p = parse_frame(&f);
-        assert_eq!(p.tcp, Ok(TcpLayout { header_len: 14 + 40 + ext * 8 + 20, payload_len: 8940 }), "ext {ext}");
+        assert_eq!(
+            p.tcp,
+            Ok(TcpLayout {
+                header_len: 14 + 40 + ext * 8 + 20,
+                payload_len: 8940
+            }),
+            "ext {ext}"
+        );
     }
     let f = ipv6_tcp(10, MAX_IPV6_EXT_HEADERS + 1);
     assert_eq!(parse_frame(&f).tcp, Err(Reject::BadExtHeaders));
@@ -75,7 +103,12 @@ fn every_truncation_is_rejected_or_consistent() {
 #[test]
 fn random_mutations_never_panic_and_stay_in_bounds() {
     let mut next = rng(0x1234_5678_9abc_def1);
-    let seeds = [ipv4_tcp(64, 1), ipv6_tcp(64, 3), ipv4_tcp(0, 0), ipv6_tcp(0, 0)];
+    let seeds = [
+        ipv4_tcp(64, 1),
+        ipv6_tcp(64, 3),
+        ipv4_tcp(0, 0),
+        ipv6_tcp(0, 0),
+    ];
     let mut split = 0;
     for i in 0..200_000 {
         let mut f = seeds[i % seeds.len()].clone();
@@ -88,7 +121,11 @@ fn random_mutations_never_panic_and_stay_in_bounds() {
         if let Ok(l) = parse_frame(f).tcp {
             split += 1;
             assert!(l.header_len >= 14 + 20 + 20, "{l:?}");
-            assert!(l.header_len + l.payload_len <= f.len(), "{l:?} len {}", f.len());
+            assert!(
+                l.header_len + l.payload_len <= f.len(),
+                "{l:?} len {}",
+                f.len()
+            );
         }
     }
     // The mutations leave many frames valid: the check above was exercised.
@@ -105,7 +142,10 @@ fn prefix_parse_matches_whole_frame_parse() {
             assert_eq!(p, whole, "prefix {n}");
         }
         // Headers cut by the prefix: not split, but not called malformed either.
-        assert_eq!(parse_prefix(&f[..40], f.len()).tcp, Err(Reject::HeadersTooLong));
+        assert_eq!(
+            parse_prefix(&f[..40], f.len()).tcp,
+            Err(Reject::HeadersTooLong)
+        );
     }
 }
 

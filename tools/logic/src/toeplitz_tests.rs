@@ -27,22 +27,49 @@ fn v6(s: &str) -> [u8; 16] {
 #[test]
 fn published_ipv4_vectors() {
     let k = &DEFAULT_RSS_KEY;
-    assert_eq!(hash_v4(k, [66, 9, 149, 187], [161, 142, 100, 80], 2794, 1766), 0x51ccc178);
-    assert_eq!(hash_v4(k, [199, 92, 111, 2], [65, 69, 140, 83], 14230, 4739), 0xc626b0ea);
-    assert_eq!(hash_v4(k, [24, 19, 198, 95], [12, 22, 207, 184], 12898, 38024), 0x5c2b394a);
-    assert_eq!(hash_v4(k, [38, 27, 205, 30], [209, 142, 163, 6], 48228, 2217), 0xafc7327f);
-    assert_eq!(hash_v4(k, [153, 39, 163, 191], [202, 188, 127, 2], 44251, 1303), 0x10e828a2);
+    assert_eq!(
+        hash_v4(k, [66, 9, 149, 187], [161, 142, 100, 80], 2794, 1766),
+        0x51ccc178
+    );
+    assert_eq!(
+        hash_v4(k, [199, 92, 111, 2], [65, 69, 140, 83], 14230, 4739),
+        0xc626b0ea
+    );
+    assert_eq!(
+        hash_v4(k, [24, 19, 198, 95], [12, 22, 207, 184], 12898, 38024),
+        0x5c2b394a
+    );
+    assert_eq!(
+        hash_v4(k, [38, 27, 205, 30], [209, 142, 163, 6], 48228, 2217),
+        0xafc7327f
+    );
+    assert_eq!(
+        hash_v4(k, [153, 39, 163, 191], [202, 188, 127, 2], 44251, 1303),
+        0x10e828a2
+    );
 }
 
 #[test]
 fn published_ipv6_vectors() {
     let k = &DEFAULT_RSS_KEY;
     assert_eq!(
-        hash_v6(k, v6("3ffe:2501:200:1fff::7"), v6("3ffe:2501:200:3::1"), 2794, 1766),
+        hash_v6(
+            k,
+            v6("3ffe:2501:200:1fff::7"),
+            v6("3ffe:2501:200:3::1"),
+            2794,
+            1766
+        ),
         0x40207d3d
     );
     assert_eq!(
-        hash_v6(k, v6("3ffe:501:8::260:97ff:fe40:efab"), v6("ff02::1"), 14230, 4739),
+        hash_v6(
+            k,
+            v6("3ffe:501:8::260:97ff:fe40:efab"),
+            v6("ff02::1"),
+            14230,
+            4739
+        ),
         0xdde51bbf
     );
     assert_eq!(
@@ -72,7 +99,11 @@ fn matches_reference_on_pseudorandom_inputs() {
         key.iter_mut().for_each(|b| *b = next() as u8);
         let len = (next() % 37) as usize;
         let input: Vec<u8> = (0..len).map(|_| next() as u8).collect();
-        assert_eq!(toeplitz_hash(&key, &input), reference(&key, &input), "key {key:x?} input {input:x?}");
+        assert_eq!(
+            toeplitz_hash(&key, &input),
+            reference(&key, &input),
+            "key {key:x?} input {input:x?}"
+        );
     }
 }
 
