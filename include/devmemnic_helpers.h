@@ -54,10 +54,12 @@ void dmn_rcu_read_lock(void);
 void dmn_rcu_read_unlock(void);
 struct device *dmn_netdev_parent(struct net_device *dev);
 u64 dmn_netdev_features(const struct net_device *dev);
+bool dmn_netif_rxfh_configured(const struct net_device *dev);
 u64 dmn_default_features(void);
 u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);
 void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg);
+u8 dmn_rss_hash_top(void);
 
 /* NAPI. */
 typedef int (*dmn_napi_poll_fn)(struct napi_struct *napi, int budget);

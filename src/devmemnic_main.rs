@@ -7,6 +7,7 @@
 
 mod bindings;
 mod dma;
+mod errno;
 mod ethtool;
 #[macro_use]
 mod kunit;

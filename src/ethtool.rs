@@ -5,7 +5,10 @@
 
 use crate::{
     bindings,
+    errno::{emsgsize, eopnotsupp},
     netdev::{priv_of, NetDev, NetDevOps},
+    steering::{NtupleRule, INDIR_SIZE},
+    toeplitz::RSS_KEY_LEN,
 };
 use core::marker::PhantomData;
 use kernel::{error::from_result, prelude::*, str::CStr};
@@ -78,6 +81,116 @@ pub(crate) trait EthtoolOps: NetDevOps {
 
     /// Values of the `ethtool -S` counters, in `stat_names` order.
     fn stat_values(dev: &NetDev, data: &Self::Priv, out: &mut [u64]);
+
+    /// `ethtool -x`: the RSS key and indirection table.
+    fn get_rss(dev: &NetDev, data: &Self::Priv, key: &mut [u8; RSS_KEY_LEN], indir: &mut [u32; INDIR_SIZE]);
+
+    /// `ethtool -X`: new key and/or table (entries already checked against the
+    /// RX queue count by the ethtool core).
+    fn set_rss(
+        dev: &NetDev,
+        data: &Self::Priv,
+        key: Option<&[u8; RSS_KEY_LEN]>,
+        indir: Option<&[u32; INDIR_SIZE]>,
+        extack: &Extack,
+    ) -> Result;
+
+    /// ntuple rules in use, sorted by location.
+    fn rules(dev: &NetDev, data: &Self::Priv, out: &mut dyn FnMut(&NtupleRule));
+
+    /// `ethtool -N ... [loc L]`: adds or replaces a rule; `loc` is `None` for
+    /// "any free slot". Returns the location used.
+    fn insert_rule(dev: &NetDev, data: &Self::Priv, rule: NtupleRule, loc: Option<u32>) -> Result<u32>;
+
+    /// `ethtool -N ... delete L`.
+    fn delete_rule(dev: &NetDev, data: &Self::Priv, loc: u32) -> Result;
+
+    /// Most rules the device holds.
+    const MAX_RULES: u32;
+}
+
+/// Turns an ethtool flow spec into a rule, if devmemnic can match it.
+fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<NtupleRule> {
+    // Extensions (VLAN, MAC, user data) and RSS contexts are not supported.
+    if fs.flow_type & (bindings::FLOW_EXT | bindings::FLOW_MAC_EXT | bindings::FLOW_RSS) != 0 {
+        return Err(eopnotsupp());
+    }
+    if fs.ring_cookie == bindings::RX_CLS_FLOW_DISC as u64 || fs.ring_cookie >> 32 != 0 {
+        // Dropping and virtual functions are not supported.
+        return Err(eopnotsupp());
+    }
+    let mut r = NtupleRule {
+        queue: fs.ring_cookie as u32,
+        ..NtupleRule::default()
+    };
+    match fs.flow_type {
+        bindings::TCP_V4_FLOW => {
+            // SAFETY: `flow_type` says the unions hold TCP/IPv4 specs.
+            let (h, m) = unsafe { (fs.h_u.tcp_ip4_spec, fs.m_u.tcp_ip4_spec) };
+            if m.tos != 0 {
+                return Err(eopnotsupp());
+            }
+            r.src[..4].copy_from_slice(&h.ip4src.to_ne_bytes());
+            r.src_mask[..4].copy_from_slice(&m.ip4src.to_ne_bytes());
+            r.dst[..4].copy_from_slice(&h.ip4dst.to_ne_bytes());
+            r.dst_mask[..4].copy_from_slice(&m.ip4dst.to_ne_bytes());
+            (r.sport, r.sport_mask) = (u16::from_be(h.psrc), u16::from_be(m.psrc));
+            (r.dport, r.dport_mask) = (u16::from_be(h.pdst), u16::from_be(m.pdst));
+        }
+        bindings::TCP_V6_FLOW => {
+            // SAFETY: `flow_type` says the unions hold TCP/IPv6 specs.
+            let (h, m) = unsafe { (fs.h_u.tcp_ip6_spec, fs.m_u.tcp_ip6_spec) };
+            if m.tclass != 0 {
+                return Err(eopnotsupp());
+            }
+            r.ipv6 = true;
+            for i in 0..4 {
+                r.src[4 * i..4 * i + 4].copy_from_slice(&h.ip6src[i].to_ne_bytes());
+                r.src_mask[4 * i..4 * i + 4].copy_from_slice(&m.ip6src[i].to_ne_bytes());
+                r.dst[4 * i..4 * i + 4].copy_from_slice(&h.ip6dst[i].to_ne_bytes());
+                r.dst_mask[4 * i..4 * i + 4].copy_from_slice(&m.ip6dst[i].to_ne_bytes());
+            }
+            (r.sport, r.sport_mask) = (u16::from_be(h.psrc), u16::from_be(m.psrc));
+            (r.dport, r.dport_mask) = (u16::from_be(h.pdst), u16::from_be(m.pdst));
+        }
+        _ => return Err(eopnotsupp()),
+    }
+    Ok(r)
+}
+
+/// Writes a rule back as an ethtool flow spec.
+fn spec_from_rule(r: &NtupleRule, fs: &mut bindings::ethtool_rx_flow_spec) {
+    // SAFETY: all-zeroes is a valid flow spec.
+    *fs = unsafe { core::mem::zeroed() };
+    fs.location = r.loc;
+    fs.ring_cookie = u64::from(r.queue);
+    let be32 = |b: &[u8]| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+    if r.ipv6 {
+        fs.flow_type = bindings::TCP_V6_FLOW;
+        // SAFETY: writing plain integers into the union's TCP/IPv6 member.
+        unsafe {
+            for i in 0..4 {
+                fs.h_u.tcp_ip6_spec.ip6src[i] = be32(&r.src[4 * i..]);
+                fs.m_u.tcp_ip6_spec.ip6src[i] = be32(&r.src_mask[4 * i..]);
+                fs.h_u.tcp_ip6_spec.ip6dst[i] = be32(&r.dst[4 * i..]);
+                fs.m_u.tcp_ip6_spec.ip6dst[i] = be32(&r.dst_mask[4 * i..]);
+            }
+            fs.h_u.tcp_ip6_spec.psrc = r.sport.to_be();
+            fs.m_u.tcp_ip6_spec.psrc = r.sport_mask.to_be();
+            fs.h_u.tcp_ip6_spec.pdst = r.dport.to_be();
+            fs.m_u.tcp_ip6_spec.pdst = r.dport_mask.to_be();
+        }
+    } else {
+        fs.flow_type = bindings::TCP_V4_FLOW;
+        fs.h_u.tcp_ip4_spec.ip4src = be32(&r.src);
+        fs.m_u.tcp_ip4_spec.ip4src = be32(&r.src_mask);
+        fs.h_u.tcp_ip4_spec.ip4dst = be32(&r.dst);
+        fs.m_u.tcp_ip4_spec.ip4dst = be32(&r.dst_mask);
+        fs.h_u.tcp_ip4_spec.psrc = r.sport.to_be();
+        fs.m_u.tcp_ip4_spec.psrc = r.sport_mask.to_be();
+        fs.h_u.tcp_ip4_spec.pdst = r.dport.to_be();
+        fs.m_u.tcp_ip4_spec.pdst = r.dport_mask.to_be();
+    }
 }
 
 struct EthtoolTable<T>(PhantomData<T>);
@@ -255,6 +368,163 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         T::stat_values(nd, data, out);
     }
 
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`; `locs` has room for `info.rule_cnt` entries for
+    /// `ETHTOOL_GRXCLSRLALL`.
+    unsafe extern "C" fn get_rxnfc(
+        dev: *mut bindings::net_device,
+        info: *mut bindings::ethtool_rxnfc,
+        locs: *mut u32,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours and a valid request.
+            let (nd, data, info) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *info) };
+            match info.cmd {
+                bindings::ETHTOOL_GRXRINGS => info.data = u64::from(nd.real_num_rx_queues()),
+                bindings::ETHTOOL_GRXCLSRLCNT => {
+                    let mut n = 0;
+                    T::rules(nd, data, &mut |_| n += 1);
+                    info.__bindgen_anon_1.rule_cnt = n;
+                    // Userspace may ask us to pick the location.
+                    info.data = u64::from(T::MAX_RULES) | u64::from(bindings::RX_CLS_LOC_SPECIAL);
+                }
+                bindings::ETHTOOL_GRXCLSRULE => {
+                    let loc = info.fs.location;
+                    let mut found = false;
+                    T::rules(nd, data, &mut |r| {
+                        if r.loc == loc {
+                            spec_from_rule(r, &mut info.fs);
+                            found = true;
+                        }
+                    });
+                    if !found {
+                        return Err(ENOENT);
+                    }
+                }
+                bindings::ETHTOOL_GRXCLSRLALL => {
+                    // SAFETY: for this command `rule_cnt` is the request's array size.
+                    let room = unsafe { info.__bindgen_anon_1.rule_cnt } as usize;
+                    let mut n = 0usize;
+                    let mut overflow = false;
+                    T::rules(nd, data, &mut |r| {
+                        if n < room {
+                            // SAFETY: `locs` has room for `room` entries.
+                            unsafe { *locs.add(n) = r.loc };
+                        } else {
+                            overflow = true;
+                        }
+                        n += 1;
+                    });
+                    if overflow {
+                        return Err(emsgsize());
+                    }
+                    info.__bindgen_anon_1.rule_cnt = n as u32;
+                    info.data = u64::from(T::MAX_RULES);
+                }
+                _ => return Err(eopnotsupp()),
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`.
+    unsafe extern "C" fn set_rxnfc(dev: *mut bindings::net_device, info: *mut bindings::ethtool_rxnfc) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours and a valid request.
+            let (nd, data, info) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *info) };
+            match info.cmd {
+                bindings::ETHTOOL_SRXCLSRLINS => {
+                    let rule = rule_from_spec(&info.fs)?;
+                    let loc = match info.fs.location {
+                        bindings::RX_CLS_LOC_ANY => None,
+                        l if l < T::MAX_RULES => Some(l),
+                        _ => return Err(EINVAL),
+                    };
+                    info.fs.location = T::insert_rule(nd, data, rule, loc)?;
+                }
+                bindings::ETHTOOL_SRXCLSRLDEL => T::delete_rule(nd, data, info.fs.location)?,
+                _ => return Err(eopnotsupp()),
+            }
+            Ok(0)
+        })
+    }
+
+    unsafe extern "C" fn get_rxfh_key_size(_dev: *mut bindings::net_device) -> u32 {
+        RSS_KEY_LEN as u32
+    }
+
+    unsafe extern "C" fn get_rxfh_indir_size(_dev: *mut bindings::net_device) -> u32 {
+        INDIR_SIZE as u32
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`; `indir`/`key` in `p` are null or sized as we said.
+    unsafe extern "C" fn get_rxfh(dev: *mut bindings::net_device, p: *mut bindings::ethtool_rxfh_param) -> i32 {
+        // SAFETY: the core passes a live device of ours and a valid request.
+        let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *p) };
+        let mut key = [0u8; RSS_KEY_LEN];
+        let mut indir = [0u32; INDIR_SIZE];
+        T::get_rss(nd, data, &mut key, &mut indir);
+        // SAFETY: constant.
+        p.hfunc = unsafe { bindings::dmn_rss_hash_top() };
+        if !p.indir.is_null() {
+            // SAFETY: the core sized `indir` with `get_rxfh_indir_size`.
+            unsafe { core::ptr::copy_nonoverlapping(indir.as_ptr(), p.indir, INDIR_SIZE) };
+        }
+        if !p.key.is_null() {
+            // SAFETY: the core sized `key` with `get_rxfh_key_size`.
+            unsafe { core::ptr::copy_nonoverlapping(key.as_ptr(), p.key, RSS_KEY_LEN) };
+        }
+        0
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_rxfh`; `extack` may be null.
+    unsafe extern "C" fn set_rxfh(
+        dev: *mut bindings::net_device,
+        p: *mut bindings::ethtool_rxfh_param,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours and a valid request.
+            let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
+            let extack = Extack(extack);
+            // SAFETY: constant.
+            let top = unsafe { bindings::dmn_rss_hash_top() };
+            if p.hfunc != 0 && p.hfunc != top {
+                extack.msg(kernel::c_str!("devmemnic only hashes with Toeplitz"));
+                return Err(eopnotsupp());
+            }
+            if p.rss_context != 0 || p.rss_delete != 0 {
+                extack.msg(kernel::c_str!("devmemnic has no extra RSS contexts"));
+                return Err(eopnotsupp());
+            }
+            let mut key = [0u8; RSS_KEY_LEN];
+            let mut indir = [0u32; INDIR_SIZE];
+            if !p.key.is_null() {
+                // SAFETY: the core sized `key` with `get_rxfh_key_size`.
+                unsafe { core::ptr::copy_nonoverlapping(p.key, key.as_mut_ptr(), RSS_KEY_LEN) };
+            }
+            if !p.indir.is_null() {
+                // SAFETY: the core sized `indir` with `get_rxfh_indir_size`.
+                unsafe { core::ptr::copy_nonoverlapping(p.indir, indir.as_mut_ptr(), INDIR_SIZE) };
+            }
+            T::set_rss(
+                nd,
+                data,
+                (!p.key.is_null()).then_some(&key),
+                (!p.indir.is_null()).then_some(&indir),
+                &extack,
+            )?;
+            Ok(0)
+        })
+    }
+
     const OPS: bindings::ethtool_ops = {
         // SAFETY: all-zeroes is a valid `ethtool_ops` (nothing supported).
         let mut ops: bindings::ethtool_ops = unsafe { core::mem::zeroed() };
@@ -268,6 +538,12 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         ops.get_sset_count = Some(Self::get_sset_count);
         ops.get_strings = Some(Self::get_strings);
         ops.get_ethtool_stats = Some(Self::get_ethtool_stats);
+        ops.get_rxnfc = Some(Self::get_rxnfc);
+        ops.set_rxnfc = Some(Self::set_rxnfc);
+        ops.get_rxfh_key_size = Some(Self::get_rxfh_key_size);
+        ops.get_rxfh_indir_size = Some(Self::get_rxfh_indir_size);
+        ops.get_rxfh = Some(Self::get_rxfh);
+        ops.set_rxfh = Some(Self::set_rxfh);
         ops
     };
 }

@@ -4,6 +4,7 @@
  */
 #include <linux/dma-direct.h>
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/skbuff.h>
@@ -169,6 +170,11 @@ u64 dmn_netdev_features(const struct net_device *dev)
  * TSO (the receiving side keeps super-frames whole, like hardware GRO), flow
  * steering and hashing.
  */
+bool dmn_netif_rxfh_configured(const struct net_device *dev)
+{
+	return netif_is_rxfh_configured(dev);
+}
+
 u64 dmn_default_features(void)
 {
 	return NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_HIGHDMA |
@@ -183,6 +189,11 @@ u64 dmn_feature_ntuple(void)
 unsigned int dmn_rx_headroom(void)
 {
 	return NET_SKB_PAD + NET_IP_ALIGN;
+}
+
+u8 dmn_rss_hash_top(void)
+{
+	return ETH_RSS_HASH_TOP;
 }
 
 /* What NL_SET_ERR_MSG() does; @msg must be static (the Rust side ensures it). */

@@ -90,6 +90,12 @@ impl NetDev {
         unsafe { crate::dma::DmaDev::from_raw(bindings::dmn_netdev_parent(self.as_raw())) }
     }
 
+    /// Whether userspace set the RSS indirection table (then it is kept as is).
+    pub(crate) fn rxfh_configured(&self) -> bool {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::dmn_netif_rxfh_configured(self.as_raw()) }
+    }
+
     /// Whether ntuple filters are enabled (`ethtool -K ntuple`).
     pub(crate) fn ntuple_enabled(&self) -> bool {
         // SAFETY: the device is allocated (type invariant).
@@ -192,6 +198,24 @@ pub(crate) struct LinkStats {
     pub(crate) tx_dropped: u64,
 }
 
+/// Counters of one RX queue for the netdev netlink family's qstats.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct QueueRxStats {
+    pub(crate) packets: u64,
+    pub(crate) bytes: u64,
+    pub(crate) alloc_fail: u64,
+    pub(crate) hw_drops: u64,
+}
+
+/// Counters of one TX queue for qstats.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct QueueTxStats {
+    pub(crate) packets: u64,
+    pub(crate) bytes: u64,
+    pub(crate) hw_drops: u64,
+    pub(crate) stop: u64,
+}
+
 /// What `start_xmit` did with a frame.
 pub(crate) enum TxOutcome {
     /// The frame was taken (queued or dropped and counted).
@@ -224,6 +248,77 @@ pub(crate) trait NetDevOps: Sized + 'static {
     fn change_mtu(_dev: &NetDev, _data: &Self::Priv, _mtu: u32) -> Result {
         build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
     }
+
+    /// qstats of active RX queue `idx`.
+    fn queue_stats_rx(dev: &NetDev, data: &Self::Priv, idx: u32) -> QueueRxStats;
+
+    /// qstats of active TX queue `idx`.
+    fn queue_stats_tx(dev: &NetDev, data: &Self::Priv, idx: u32) -> QueueTxStats;
+
+    /// Counters not in any active queue (from queues since deactivated).
+    fn base_stats(dev: &NetDev, data: &Self::Priv) -> (QueueRxStats, QueueTxStats);
+}
+
+struct StatTable<T>(PhantomData<T>);
+
+impl<T: NetDevOps> StatTable<T> {
+    fn put_rx(s: &QueueRxStats, out: &mut bindings::netdev_queue_stats_rx) {
+        out.packets = s.packets;
+        out.bytes = s.bytes;
+        out.alloc_fail = s.alloc_fail;
+        out.hw_drops = s.hw_drops;
+    }
+
+    fn put_tx(s: &QueueTxStats, out: &mut bindings::netdev_queue_stats_tx) {
+        out.packets = s.packets;
+        out.bytes = s.bytes;
+        out.hw_drops = s.hw_drops;
+        out.stop = s.stop;
+    }
+
+    /// # Safety
+    ///
+    /// Called by the core with a live device of ours and a writable `out`.
+    unsafe extern "C" fn rx(dev: *mut bindings::net_device, idx: i32, out: *mut bindings::netdev_queue_stats_rx) {
+        // SAFETY: as the function's contract says.
+        let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
+        Self::put_rx(&T::queue_stats_rx(nd, data, idx as u32), out);
+    }
+
+    /// # Safety
+    ///
+    /// As for `rx`.
+    unsafe extern "C" fn tx(dev: *mut bindings::net_device, idx: i32, out: *mut bindings::netdev_queue_stats_tx) {
+        // SAFETY: as the function's contract says.
+        let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
+        Self::put_tx(&T::queue_stats_tx(nd, data, idx as u32), out);
+    }
+
+    /// # Safety
+    ///
+    /// As for `rx`.
+    unsafe extern "C" fn base(
+        dev: *mut bindings::net_device,
+        rx: *mut bindings::netdev_queue_stats_rx,
+        tx: *mut bindings::netdev_queue_stats_tx,
+    ) {
+        // SAFETY: as the function's contract says.
+        let (nd, data, rx, tx) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *rx, &mut *tx) };
+        let (r, t) = T::base_stats(nd, data);
+        Self::put_rx(&r, rx);
+        Self::put_tx(&t, tx);
+    }
+
+    const OPS: bindings::netdev_stat_ops = bindings::netdev_stat_ops {
+        get_queue_stats_rx: Some(Self::rx),
+        get_queue_stats_tx: Some(Self::tx),
+        get_base_stats: Some(Self::base),
+    };
+}
+
+/// The `netdev_stat_ops` for `T` (used by [`netdev_ops_tables!`]).
+pub(crate) const fn stat_ops_of<T: NetDevOps>() -> bindings::netdev_stat_ops {
+    StatTable::<T>::OPS
 }
 
 /// What a device's private area holds.
@@ -356,6 +451,8 @@ pub(crate) trait OpsTables: NetDevOps {
     const NETDEV_OPS: &'static bindings::net_device_ops;
     /// The `ethtool_ops`, if any.
     const ETHTOOL_OPS: Option<&'static bindings::ethtool_ops>;
+    /// The `netdev_stat_ops`.
+    const STAT_OPS: &'static bindings::netdev_stat_ops;
 }
 
 /// Declares the static ops tables of a [`NetDevOps`] type.
@@ -371,6 +468,10 @@ macro_rules! netdev_ops_tables {
             const ETHTOOL_OPS: Option<&'static $crate::bindings::ethtool_ops> = {
                 static OPS: $crate::bindings::ethtool_ops = $crate::ethtool::ethtool_ops_of::<$t>();
                 Some(&OPS)
+            };
+            const STAT_OPS: &'static $crate::bindings::netdev_stat_ops = {
+                static OPS: $crate::bindings::netdev_stat_ops = $crate::netdev::stat_ops_of::<$t>();
+                &OPS
             };
         }
     };
@@ -452,6 +553,7 @@ impl<T: OpsTables> NetDevAlloc<T> {
             if let Some(ops) = T::ETHTOOL_OPS {
                 (*raw).ethtool_ops = ops;
             }
+            (*raw).stat_ops = T::STAT_OPS;
             (*raw).min_mtu = cfg.min_mtu;
             (*raw).max_mtu = cfg.max_mtu;
             (*raw).hw_features = cfg.features;

@@ -9,15 +9,18 @@
 use crate::{
     ethtool::{Channels, EthtoolOps, Extack, RingParams},
     napi::Napi,
-    netdev::{LinkStats, NetDev, NetDevAlloc, NetDevConfig, NetDevOps, NetDevPair, TxOutcome},
-    parse::parse_frame,
+    netdev::{
+        LinkStats, NetDev, NetDevAlloc, NetDevConfig, NetDevOps, NetDevPair, QueueRxStats, QueueTxStats,
+        TxOutcome,
+    },
+    parse::parse_prefix,
     platform::PlatformDevice,
     rcu::RcuBox,
     rx::{QueueMem, RxState},
     skb::SkBuff,
     stats::Counter,
-    steering::Steering,
-    toeplitz::DEFAULT_RSS_KEY,
+    steering::{InsertError, NtupleRule, Steering, INDIR_SIZE, MAX_RULES},
+    toeplitz::{DEFAULT_RSS_KEY, RSS_KEY_LEN},
 };
 use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::{c_str, fmt, prelude::*, str::CString, sync::Arc};
@@ -194,6 +197,8 @@ impl Pair {
                 GFP_KERNEL,
             )?;
             let alloc = NetDevAlloc::<Nic>::new(&pair.side(side).parent, &cfg, data)?;
+            // No carrier until both sides are up (see `open`).
+            alloc.dev().carrier_off();
             for q in pair.side(side).rxqs.iter() {
                 q.napi.add::<RxQueue>(alloc.dev());
             }
@@ -339,7 +344,7 @@ impl NetDevOps for Nic {
         let mut peek = [0u8; STEER_PEEK];
         let n = skb.len().min(STEER_PEEK);
         let key = match skb.copy_bits(0, &mut peek[..n]) {
-            Ok(()) => parse_frame(&peek[..n]).key,
+            Ok(()) => parse_prefix(&peek[..n], skb.len()).key,
             Err(_) => None,
         };
         let ntuple = peer.ntuple_enabled();
@@ -397,6 +402,53 @@ impl NetDevOps for Nic {
         // The core checked min/max; buffers are page chunks, so any MTU fits.
         dev.set_mtu_field(mtu);
         Ok(())
+    }
+
+    fn queue_stats_rx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueRxStats {
+        data.me().rxqs.get(idx as usize).map_or_else(QueueRxStats::default, |q| rx_qstats(&q.stats))
+    }
+
+    fn queue_stats_tx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueTxStats {
+        data.me().txqs.get(idx as usize).map_or_else(QueueTxStats::default, tx_qstats)
+    }
+
+    fn base_stats(dev: &NetDev, data: &NicPriv) -> (QueueRxStats, QueueTxStats) {
+        let me = data.me();
+        let mut rx = QueueRxStats::default();
+        for q in me.rxqs.iter().skip(dev.real_num_rx_queues() as usize) {
+            let s = rx_qstats(&q.stats);
+            rx.packets += s.packets;
+            rx.bytes += s.bytes;
+            rx.alloc_fail += s.alloc_fail;
+            rx.hw_drops += s.hw_drops;
+        }
+        let mut tx = QueueTxStats::default();
+        for t in me.txqs.iter().skip(dev.real_num_tx_queues() as usize) {
+            let s = tx_qstats(t);
+            tx.packets += s.packets;
+            tx.bytes += s.bytes;
+            tx.hw_drops += s.hw_drops;
+            tx.stop += s.stop;
+        }
+        (rx, tx)
+    }
+}
+
+fn rx_qstats(s: &RxStats) -> QueueRxStats {
+    QueueRxStats {
+        packets: s.packets.get(),
+        bytes: s.bytes.get(),
+        alloc_fail: s.alloc_fail.get(),
+        hw_drops: s.drops.get(),
+    }
+}
+
+fn tx_qstats(t: &TxStats) -> QueueTxStats {
+    QueueTxStats {
+        packets: t.packets.get(),
+        bytes: t.bytes.get(),
+        hw_drops: t.dropped.get(),
+        stop: t.stops.get(),
     }
 }
 
@@ -492,10 +544,80 @@ impl EthtoolOps for Nic {
                 q.stats.drops.add_shared(q.ring.purge());
             }
         }
-        // The default RSS spread follows the channel count.
+        // The default RSS spread follows the channel count; a table set by the
+        // user stays (the ethtool core refused shrinking below its entries).
+        if dev.rxfh_configured() {
+            return Ok(());
+        }
         data.me().steering.update(|s| {
             let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
             n.spread(req.rx);
+            Ok(n)
+        })
+    }
+
+    fn get_rss(_dev: &NetDev, data: &NicPriv, key: &mut [u8; RSS_KEY_LEN], indir: &mut [u32; INDIR_SIZE]) {
+        data.me().steering.read(|s| {
+            *key = s.key;
+            *indir = s.indir;
+        });
+    }
+
+    fn set_rss(
+        dev: &NetDev,
+        data: &NicPriv,
+        key: Option<&[u8; RSS_KEY_LEN]>,
+        indir: Option<&[u32; INDIR_SIZE]>,
+        extack: &Extack,
+    ) -> Result {
+        if let Some(t) = indir {
+            if t.iter().any(|&q| q >= dev.real_num_rx_queues()) {
+                extack.msg(c_str!("indirection table names a queue that is not active"));
+                return Err(EINVAL);
+            }
+        }
+        data.me().steering.update(|s| {
+            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            if let Some(k) = key {
+                n.key = *k;
+            }
+            if let Some(t) = indir {
+                n.indir = *t;
+            }
+            Ok(n)
+        })
+    }
+
+    const MAX_RULES: u32 = MAX_RULES as u32;
+
+    fn rules(_dev: &NetDev, data: &NicPriv, out: &mut dyn FnMut(&NtupleRule)) {
+        data.me().steering.read(|s| s.rules().iter().for_each(|r| out(r)));
+    }
+
+    fn insert_rule(dev: &NetDev, data: &NicPriv, mut rule: NtupleRule, loc: Option<u32>) -> Result<u32> {
+        if rule.queue >= dev.real_num_rx_queues() {
+            return Err(EINVAL);
+        }
+        let mut placed = 0;
+        data.me().steering.update(|s| {
+            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            rule.loc = match loc {
+                Some(l) => l,
+                None => n.free_loc().ok_or(ENOSPC)?,
+            };
+            n.insert(rule).map_err(|InsertError::Full| ENOSPC)?;
+            placed = rule.loc;
+            Ok(n)
+        })?;
+        Ok(placed)
+    }
+
+    fn delete_rule(_dev: &NetDev, data: &NicPriv, loc: u32) -> Result {
+        data.me().steering.update(|s| {
+            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            if !n.remove(loc) {
+                return Err(ENOENT);
+            }
             Ok(n)
         })
     }

@@ -11,20 +11,95 @@ fail() {
 	GUEST_FAILED=1
 }
 
-# Runs "$@" and records test $name passing iff it exits 0.
+# Runs "$@" and records test $name passing iff it exits 0; prints the test's
+# output (last lines on failure, lines starting "info:" always), then puts the
+# guest back in a clean state so one failure does not cascade.
 run_test() {
 	local name="$1"
 	shift
-	local out
-	if out=$("$@" 2>&1); then
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	echo "$out" | grep '^info:' | sed "s|^info:|  $name:|"
+	if [ $rc = 0 ]; then
 		pass "$name"
 	else
-		echo "$out" | tail -n 20 | sed "s/^/  $name: /"
-		fail "$name" "exit $?"
+		echo "$out" | tail -n 20 | sed "s|^|  $name: |"
+		fail "$name" "exit $rc"
 	fi
+	ip netns del peer 2>/dev/null
+	grep -q '^devmemnic ' /proc/modules && rmmod devmemnic 2>/dev/null
+	return 0
 }
 
 # Counts devmemnic parent devices on the platform bus.
 parent_count() {
 	ls -d /sys/bus/platform/devices/devmemnic.* 2>/dev/null | wc -l
+}
+
+# An ethtool -S counter of a device (in namespace $3 if given).
+stat_of() {
+	local dev="$1" name="$2" ns="${3:-}"
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" ethtool -S "$dev"
+	else
+		ethtool -S "$dev"
+	fi | awk -v n="$name:" '$1 == n { print $2; found=1 } END { if (!found) print 0 }'
+}
+
+# Sum of a per-queue counter over all RX queues: rx_sum dev suffix [ns].
+rx_sum() {
+	local dev="$1" suffix="$2" ns="${3:-}"
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" ethtool -S "$dev"
+	else
+		ethtool -S "$dev"
+	fi | awk -v s="_$suffix:" '$1 ~ /^rx[0-9]+_/ && substr($1, length($1) - length(s) + 1) == s { t += $2 } END { print t + 0 }'
+}
+
+# Loads devmemnic and puts dmnic1 in namespace "peer": 10.9.0.1/2, fd00::1/2.
+setup_pair() {
+	modprobe devmemnic "$@" || return 1
+	mkdir -p /run/netns
+	ip netns add peer || return 1
+	ip link set dmnic1 netns peer || return 1
+	ip addr add 10.9.0.1/24 dev dmnic0
+	ip -6 addr add fd00::1/64 dev dmnic0 nodad
+	ip link set dmnic0 up
+	ip netns exec peer ip addr add 10.9.0.2/24 dev dmnic1
+	ip netns exec peer ip -6 addr add fd00::2/64 dev dmnic1 nodad
+	ip netns exec peer ip link set dmnic1 up
+	ip netns exec peer ip link set lo up
+	local i
+	for i in $(seq 1 50); do
+		ip link show dmnic0 | grep -q LOWER_UP && return 0
+		sleep 0.1
+	done
+	echo "no carrier on dmnic0"
+	return 1
+}
+
+teardown_pair() {
+	ip netns del peer 2>/dev/null
+	grep -q '^devmemnic ' /proc/modules && rmmod devmemnic
+	return 0
+}
+
+# Sends BYTES from the root namespace to the peer (address $1, port $2) and
+# checks both ends saw the same byte count and checksum and no pattern error.
+xfer_check() {
+	local addr="$1" port="$2" bytes="$3" seed="${4:-7}"
+	ip netns exec peer dmn-xfer recv "$port" "$bytes" "$seed" >/tmp/xfer-recv.$port 2>&1 &
+	local rpid=$!
+	sleep 0.3
+	local sent
+	sent=$(dmn-xfer send "$addr" "$port" "$bytes" "$seed") || { echo "send failed: $sent"; kill $rpid; return 1; }
+	wait $rpid || { echo "receiver failed: $(cat /tmp/xfer-recv.$port)"; return 1; }
+	local got
+	got=$(cat /tmp/xfer-recv.$port)
+	echo "info: $sent"
+	echo "info: $got"
+	[ "$(echo "$sent" | sed 's/.*fnv=\([0-9a-f]*\).*/\1/')" = "$(echo "$got" | sed 's/.*fnv=\([0-9a-f]*\).*/\1/')" ] ||
+		{ echo "checksums differ"; return 1; }
+	echo "$got" | grep -q "bytes=$bytes .*errors=0$" || { echo "receiver saw a bad stream"; return 1; }
 }

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Error codes userspace expects that 6.12's `kernel::error::code` lacks.
+//!
+//! (`ENOTSUPP` there is kernel-internal and must not reach userspace.)
+
+use crate::bindings;
+use kernel::error::Error;
+
+/// `EOPNOTSUPP`: the operation is not supported by this device.
+pub(crate) fn eopnotsupp() -> Error {
+    Error::from_errno(-(bindings::EOPNOTSUPP as i32))
+}
+
+/// `EMSGSIZE`: the caller's buffer is too small.
+pub(crate) fn emsgsize() -> Error {
+    Error::from_errno(-(bindings::EMSGSIZE as i32))
+}
