@@ -19,6 +19,7 @@ unsigned int dmn_param_queues(void);
 
 /* KUnit: fail @test with a message given as Rust `fmt::Arguments` (%pA). */
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args);
+void dmn_msleep(unsigned int ms);
 
 /* DMA. */
 bool dmn_dma_mapping_error(struct device *dev, dma_addr_t addr);
@@ -55,6 +56,11 @@ void dmn_rcu_read_unlock(void);
 struct device *dmn_netdev_parent(struct net_device *dev);
 u64 dmn_netdev_features(const struct net_device *dev);
 bool dmn_netif_rxfh_configured(const struct net_device *dev);
+bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
+void dmn_this_module_get(void);
+void dmn_this_module_put(void);
+void dmn_rtnl_lock(void);
+void dmn_rtnl_unlock(void);
 u64 dmn_default_features(void);
 u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);
@@ -103,6 +109,10 @@ struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struc
 				       struct net_device *netdev, unsigned int queue_idx,
 				       unsigned int pool_size, bool allow_unreadable);
 void dmn_page_pool_destroy(struct page_pool *pool);
+bool dmn_page_pool_has_provider(const struct page_pool *pool);
+bool dmn_page_pool_allows_unreadable(const struct page_pool *pool);
+int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev);
+struct sk_buff *dmn_alloc_test_frame(unsigned int len);
 unsigned long dmn_pp_alloc_netmem(struct page_pool *pool);
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);
 dma_addr_t dmn_netmem_dma_addr(unsigned long netmem);

@@ -11,6 +11,7 @@ mod errno;
 mod ethtool;
 #[macro_use]
 mod kunit;
+mod module_ref;
 mod napi;
 mod netdev;
 mod nic;

@@ -16,3 +16,8 @@ pub(crate) fn eopnotsupp() -> Error {
 pub(crate) fn emsgsize() -> Error {
     Error::from_errno(-(bindings::EMSGSIZE as i32))
 }
+
+/// `ENETDOWN`: the device is down.
+pub(crate) fn enetdown() -> Error {
+    Error::from_errno(-(bindings::ENETDOWN as i32))
+}

@@ -55,9 +55,6 @@ impl Extack {
     }
 }
 
-/// Names of the driver-specific statistics, at most 31 bytes each.
-pub(crate) type StatNames = &'static [&'static str];
-
 /// Ethtool callbacks for a [`NetDevOps`] driver.
 #[vtable]
 pub(crate) trait EthtoolOps: NetDevOps {
@@ -83,7 +80,12 @@ pub(crate) trait EthtoolOps: NetDevOps {
     fn stat_values(dev: &NetDev, data: &Self::Priv, out: &mut [u64]);
 
     /// `ethtool -x`: the RSS key and indirection table.
-    fn get_rss(dev: &NetDev, data: &Self::Priv, key: &mut [u8; RSS_KEY_LEN], indir: &mut [u32; INDIR_SIZE]);
+    fn get_rss(
+        dev: &NetDev,
+        data: &Self::Priv,
+        key: &mut [u8; RSS_KEY_LEN],
+        indir: &mut [u32; INDIR_SIZE],
+    );
 
     /// `ethtool -X`: new key and/or table (entries already checked against the
     /// RX queue count by the ethtool core).
@@ -100,7 +102,12 @@ pub(crate) trait EthtoolOps: NetDevOps {
 
     /// `ethtool -N ... [loc L]`: adds or replaces a rule; `loc` is `None` for
     /// "any free slot". Returns the location used.
-    fn insert_rule(dev: &NetDev, data: &Self::Priv, rule: NtupleRule, loc: Option<u32>) -> Result<u32>;
+    fn insert_rule(
+        dev: &NetDev,
+        data: &Self::Priv,
+        rule: NtupleRule,
+        loc: Option<u32>,
+    ) -> Result<u32>;
 
     /// `ethtool -N ... delete L`.
     fn delete_rule(dev: &NetDev, data: &Self::Priv, loc: u32) -> Result;
@@ -379,7 +386,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ) -> i32 {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a valid request.
-            let (nd, data, info) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *info) };
+            let (nd, data, info) =
+                unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *info) };
             match info.cmd {
                 bindings::ETHTOOL_GRXRINGS => info.data = u64::from(nd.real_num_rx_queues()),
                 bindings::ETHTOOL_GRXCLSRLCNT => {
@@ -431,10 +439,14 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     /// # Safety
     ///
     /// As for `get_drvinfo`.
-    unsafe extern "C" fn set_rxnfc(dev: *mut bindings::net_device, info: *mut bindings::ethtool_rxnfc) -> i32 {
+    unsafe extern "C" fn set_rxnfc(
+        dev: *mut bindings::net_device,
+        info: *mut bindings::ethtool_rxnfc,
+    ) -> i32 {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a valid request.
-            let (nd, data, info) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *info) };
+            let (nd, data, info) =
+                unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *info) };
             match info.cmd {
                 bindings::ETHTOOL_SRXCLSRLINS => {
                     let rule = rule_from_spec(&info.fs)?;
@@ -452,10 +464,16 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Called by the ethtool core; reads nothing.
     unsafe extern "C" fn get_rxfh_key_size(_dev: *mut bindings::net_device) -> u32 {
         RSS_KEY_LEN as u32
     }
 
+    /// # Safety
+    ///
+    /// Called by the ethtool core; reads nothing.
     unsafe extern "C" fn get_rxfh_indir_size(_dev: *mut bindings::net_device) -> u32 {
         INDIR_SIZE as u32
     }
@@ -463,7 +481,10 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     /// # Safety
     ///
     /// As for `get_drvinfo`; `indir`/`key` in `p` are null or sized as we said.
-    unsafe extern "C" fn get_rxfh(dev: *mut bindings::net_device, p: *mut bindings::ethtool_rxfh_param) -> i32 {
+    unsafe extern "C" fn get_rxfh(
+        dev: *mut bindings::net_device,
+        p: *mut bindings::ethtool_rxfh_param,
+    ) -> i32 {
         // SAFETY: the core passes a live device of ours and a valid request.
         let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *p) };
         let mut key = [0u8; RSS_KEY_LEN];

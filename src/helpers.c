@@ -8,9 +8,12 @@
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/skbuff.h>
+#include <net/netdev_rx_queue.h>
 #include <net/page_pool/helpers.h>
+#include <linux/rtnetlink.h>
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <kunit/test.h>
@@ -21,9 +24,9 @@ static unsigned int pairs = 1;
 module_param(pairs, uint, 0444);
 MODULE_PARM_DESC(pairs, "Number of device pairs to create (1..16, default 1)");
 
-static unsigned int queues = 8;
+static unsigned int queues = 16;
 module_param(queues, uint, 0444);
-MODULE_PARM_DESC(queues, "RX/TX queues per device (1..64, default 8)");
+MODULE_PARM_DESC(queues, "RX/TX queues per device (1..64, default 16: upstream ncdevmem binds 8..15)");
 
 unsigned int dmn_param_pairs(void)
 {
@@ -38,6 +41,11 @@ unsigned int dmn_param_queues(void)
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args)
 {
 	KUNIT_FAIL(test, "%pA", fmt_args);
+}
+
+void dmn_msleep(unsigned int ms)
+{
+	msleep(ms);
 }
 
 bool dmn_dma_mapping_error(struct device *dev, dma_addr_t addr)
@@ -173,6 +181,38 @@ u64 dmn_netdev_features(const struct net_device *dev)
 bool dmn_netif_rxfh_configured(const struct net_device *dev)
 {
 	return netif_is_rxfh_configured(dev);
+}
+
+bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx)
+{
+	if (idx >= dev->num_rx_queues)
+		return false;
+	return READ_ONCE(__netif_get_rx_queue(dev, idx)->mp_params.mp_priv) != NULL;
+}
+
+/*
+ * A devmem binding's dma-buf attachment points at our parent device, and the
+ * binding can outlive the net device (the netlink socket holds it): the module
+ * stays loaded while any queue of ours has one.
+ */
+void dmn_this_module_get(void)
+{
+	__module_get(THIS_MODULE);
+}
+
+void dmn_this_module_put(void)
+{
+	module_put(THIS_MODULE);
+}
+
+void dmn_rtnl_lock(void)
+{
+	rtnl_lock();
+}
+
+void dmn_rtnl_unlock(void)
+{
+	rtnl_unlock();
 }
 
 u64 dmn_default_features(void)
@@ -409,6 +449,41 @@ struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struc
 void dmn_page_pool_destroy(struct page_pool *pool)
 {
 	page_pool_destroy(pool);
+}
+
+bool dmn_page_pool_has_provider(const struct page_pool *pool)
+{
+	return pool->mp_priv != NULL;
+}
+
+bool dmn_page_pool_allows_unreadable(const struct page_pool *pool)
+{
+	return pool->slow.flags & PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+}
+
+/* The device and RX queue a pool was created for (what netlink reports). */
+int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev)
+{
+	*dev = pool->slow.netdev;
+	return pool->slow.queue_idx;
+}
+
+/* KUnit: a zeroed broadcast Ethernet frame of @len bytes (ethertype 0x88b5,
+ * local experimental), for exercising rings. */
+struct sk_buff *dmn_alloc_test_frame(unsigned int len)
+{
+	struct sk_buff *skb;
+
+	if (len < ETH_HLEN)
+		return NULL;
+	skb = alloc_skb(len, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	memset(skb_put(skb, len), 0, len);
+	memset(skb->data, 0xff, ETH_ALEN);
+	skb->data[12] = 0x88;
+	skb->data[13] = 0xb5;
+	return skb;
 }
 
 unsigned long dmn_pp_alloc_netmem(struct page_pool *pool)

@@ -78,6 +78,11 @@ macro_rules! impl_has_napi {
     };
 }
 
+/// Proof, inside [`Napi::with_state`], that the NAPI is not polling.
+pub(crate) struct NapiOff {
+    _private: (),
+}
+
 /// What a poll function can do with its NAPI context.
 pub(crate) struct NapiCtx<'a> {
     raw: *mut bindings::napi_struct,
@@ -179,7 +184,7 @@ impl<S> Napi<S> {
     }
 
     /// Runs `f` on the state with polling stopped, then resumes (and reschedules) it.
-    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut S) -> R) -> R {
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut S, &NapiOff) -> R) -> R {
         let _ctl = self.ctl.lock();
         let was_enabled = self.enabled.load(Ordering::Relaxed);
         if was_enabled {
@@ -188,7 +193,7 @@ impl<S> Napi<S> {
         }
         // SAFETY: polling is disabled or was never enabled and `ctl` is held, so
         // nothing else touches the state (type invariant).
-        let r = f(unsafe { &mut *self.state.get() });
+        let r = f(unsafe { &mut *self.state.get() }, &NapiOff { _private: () });
         if was_enabled {
             // SAFETY: disabled just above; re-enable and poll once for anything that
             // arrived meanwhile (producers could not schedule a disabled NAPI).

@@ -51,23 +51,23 @@ impl NetDev {
         self.0.get()
     }
 
-    /// The interface index (0 before registration).
-    pub(crate) fn ifindex(&self) -> i32 {
-        // SAFETY: the device is allocated (type invariant); `ifindex` is a plain int.
-        unsafe { (*self.as_raw()).ifindex }
-    }
-
-    /// The current MTU.
-    pub(crate) fn mtu(&self) -> u32 {
-        // SAFETY: as above; `mtu` is written under rtnl, a racy read is harmless here.
-        unsafe { (*self.as_raw()).mtu }
-    }
-
     /// Sets the MTU field; called from `change_mtu` under rtnl.
     pub(crate) fn set_mtu_field(&self, mtu: u32) {
         // SAFETY: the device is allocated; the core calls `ndo_change_mtu` under rtnl
         // and expects the driver to store the new value.
         unsafe { (*self.as_raw()).mtu = mtu };
+    }
+
+    /// Brings the device up (`dev_open`).
+    pub(crate) fn open(&self, _rtnl: &Rtnl) -> Result {
+        // SAFETY: the device is registered (callers own it) and rtnl is held.
+        to_result(unsafe { bindings::dev_open(self.as_raw(), core::ptr::null_mut()) })
+    }
+
+    /// Takes the device down (`dev_close`).
+    pub(crate) fn close(&self, _rtnl: &Rtnl) {
+        // SAFETY: the device is registered and rtnl is held.
+        unsafe { bindings::dev_close(self.as_raw()) }
     }
 
     /// The other device of its pair (see [`NetDevPair`]), if any.
@@ -88,6 +88,13 @@ impl NetDev {
         // SAFETY: every device of ours has its platform parent set before it is
         // registered, and the parent outlives the net device.
         unsafe { crate::dma::DmaDev::from_raw(bindings::dmn_netdev_parent(self.as_raw())) }
+    }
+
+    /// Whether a memory provider (a devmem binding) is set on RX queue `idx`.
+    pub(crate) fn rxq_has_provider(&self, idx: u32) -> bool {
+        // SAFETY: the device is allocated; the helper range-checks `idx` and reads
+        // the queue's provider under rtnl (callers' context) or racily for a hint.
+        unsafe { bindings::dmn_rxq_has_provider(self.as_raw(), idx) }
     }
 
     /// Whether userspace set the RSS indirection table (then it is kept as is).
@@ -181,6 +188,27 @@ impl NetDev {
     }
 }
 
+/// The rtnl lock, held while this guard lives.
+pub(crate) struct Rtnl {
+    _private: (),
+}
+
+impl Rtnl {
+    /// Takes rtnl (sleeps).
+    pub(crate) fn lock() -> Self {
+        // SAFETY: process context (callers may sleep); released on drop.
+        unsafe { bindings::dmn_rtnl_lock() };
+        Self { _private: () }
+    }
+}
+
+impl Drop for Rtnl {
+    fn drop(&mut self) {
+        // SAFETY: taken by `lock`.
+        unsafe { bindings::dmn_rtnl_unlock() };
+    }
+}
+
 /// Per-device 64-bit counters reported through `ndo_get_stats64`.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct LinkStats {
@@ -259,6 +287,128 @@ pub(crate) trait NetDevOps: Sized + 'static {
     fn base_stats(dev: &NetDev, data: &Self::Priv) -> (QueueRxStats, QueueTxStats);
 }
 
+/// The queue-management API (`netdev_queue_mgmt_ops`): what
+/// `netdev_rx_queue_restart()` uses to swap an RX queue's memory, for example
+/// when a devmem binding attaches or detaches. Called under rtnl.
+pub(crate) trait QueueMgmt: NetDevOps {
+    /// Everything an RX queue needs to run (rings' buffers, pools).
+    type QueueMem: Send;
+
+    /// Builds complete new memory for RX queue `idx`, not yet in use.
+    fn queue_mem_alloc(dev: &NetDev, data: &Self::Priv, idx: u32) -> Result<Self::QueueMem>;
+
+    /// Stops RX queue `idx` and hands back its memory (if it had any).
+    fn queue_stop(dev: &NetDev, data: &Self::Priv, idx: u32) -> Result<Option<Self::QueueMem>>;
+
+    /// Starts RX queue `idx` on `mem`, taking it out of the slot on success.
+    fn queue_start(
+        dev: &NetDev,
+        data: &Self::Priv,
+        idx: u32,
+        mem: &mut Option<Self::QueueMem>,
+    ) -> Result;
+}
+
+struct QueueTable<T>(PhantomData<T>);
+
+impl<T: QueueMgmt> QueueTable<T> {
+    /// The core's per-queue memory holds one pointer: a boxed `T::QueueMem` or null.
+    const MEM_SIZE: usize = core::mem::size_of::<*mut T::QueueMem>();
+
+    /// # Safety
+    ///
+    /// `slot` is the core's `ndo_queue_mem_size` bytes, zeroed or written by us.
+    unsafe fn take(slot: *mut c_void) -> Option<T::QueueMem> {
+        // SAFETY: per the contract, the slot holds null or a pointer from
+        // `KBox::into_raw`, which we take over and clear.
+        unsafe {
+            let p = slot.cast::<*mut T::QueueMem>();
+            let raw = core::ptr::replace(p, core::ptr::null_mut());
+            (!raw.is_null()).then(|| KBox::into_inner(KBox::from_raw(raw)))
+        }
+    }
+
+    /// # Safety
+    ///
+    /// As for `take`; the slot must be empty.
+    unsafe fn put(slot: *mut c_void, mem: T::QueueMem) -> Result {
+        let b = KBox::new(mem, GFP_KERNEL)?;
+        // SAFETY: per the contract, the slot is ours to write.
+        unsafe { *slot.cast::<*mut T::QueueMem>() = KBox::into_raw(b) };
+        Ok(())
+    }
+
+    /// # Safety
+    ///
+    /// Called by the core under rtnl with a live device of ours.
+    unsafe extern "C" fn alloc(dev: *mut bindings::net_device, slot: *mut c_void, idx: i32) -> i32 {
+        from_result(|| {
+            // SAFETY: as the contract says.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            let mem = T::queue_mem_alloc(nd, data, u32::try_from(idx).map_err(|_| EINVAL)?)?;
+            // SAFETY: the core hands a fresh, zeroed slot.
+            unsafe { Self::put(slot, mem)? };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    unsafe extern "C" fn free(_dev: *mut bindings::net_device, slot: *mut c_void) {
+        // SAFETY: the slot is one the core gave to `alloc` or `stop`.
+        drop(unsafe { Self::take(slot) });
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    unsafe extern "C" fn stop(dev: *mut bindings::net_device, slot: *mut c_void, idx: i32) -> i32 {
+        from_result(|| {
+            // SAFETY: as the contract says.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            if let Some(mem) = T::queue_stop(nd, data, u32::try_from(idx).map_err(|_| EINVAL)?)? {
+                // SAFETY: the core hands a fresh, zeroed slot for the old memory.
+                unsafe { Self::put(slot, mem)? };
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    unsafe extern "C" fn start(dev: *mut bindings::net_device, slot: *mut c_void, idx: i32) -> i32 {
+        from_result(|| {
+            // SAFETY: as the contract says.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            // SAFETY: the slot is one `alloc` or `stop` filled.
+            let mut mem = unsafe { Self::take(slot) };
+            let r = T::queue_start(nd, data, u32::try_from(idx).map_err(|_| EINVAL)?, &mut mem);
+            if let Some(m) = mem {
+                // Not taken (start failed): back in the slot for `free`.
+                // SAFETY: the slot was emptied by `take` above.
+                unsafe { Self::put(slot, m)? };
+            }
+            r?;
+            Ok(0)
+        })
+    }
+
+    const OPS: bindings::netdev_queue_mgmt_ops = bindings::netdev_queue_mgmt_ops {
+        ndo_queue_mem_size: Self::MEM_SIZE,
+        ndo_queue_mem_alloc: Some(Self::alloc),
+        ndo_queue_mem_free: Some(Self::free),
+        ndo_queue_start: Some(Self::start),
+        ndo_queue_stop: Some(Self::stop),
+    };
+}
+
+/// The `netdev_queue_mgmt_ops` for `T` (used by [`netdev_ops_tables!`]).
+pub(crate) const fn queue_mgmt_ops_of<T: QueueMgmt>() -> bindings::netdev_queue_mgmt_ops {
+    QueueTable::<T>::OPS
+}
+
 struct StatTable<T>(PhantomData<T>);
 
 impl<T: NetDevOps> StatTable<T> {
@@ -279,7 +429,11 @@ impl<T: NetDevOps> StatTable<T> {
     /// # Safety
     ///
     /// Called by the core with a live device of ours and a writable `out`.
-    unsafe extern "C" fn rx(dev: *mut bindings::net_device, idx: i32, out: *mut bindings::netdev_queue_stats_rx) {
+    unsafe extern "C" fn rx(
+        dev: *mut bindings::net_device,
+        idx: i32,
+        out: *mut bindings::netdev_queue_stats_rx,
+    ) {
         // SAFETY: as the function's contract says.
         let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
         Self::put_rx(&T::queue_stats_rx(nd, data, idx as u32), out);
@@ -288,7 +442,11 @@ impl<T: NetDevOps> StatTable<T> {
     /// # Safety
     ///
     /// As for `rx`.
-    unsafe extern "C" fn tx(dev: *mut bindings::net_device, idx: i32, out: *mut bindings::netdev_queue_stats_tx) {
+    unsafe extern "C" fn tx(
+        dev: *mut bindings::net_device,
+        idx: i32,
+        out: *mut bindings::netdev_queue_stats_tx,
+    ) {
         // SAFETY: as the function's contract says.
         let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
         Self::put_tx(&T::queue_stats_tx(nd, data, idx as u32), out);
@@ -303,7 +461,8 @@ impl<T: NetDevOps> StatTable<T> {
         tx: *mut bindings::netdev_queue_stats_tx,
     ) {
         // SAFETY: as the function's contract says.
-        let (nd, data, rx, tx) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *rx, &mut *tx) };
+        let (nd, data, rx, tx) =
+            unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *rx, &mut *tx) };
         let (r, t) = T::base_stats(nd, data);
         Self::put_rx(&r, rx);
         Self::put_tx(&t, tx);
@@ -453,6 +612,8 @@ pub(crate) trait OpsTables: NetDevOps {
     const ETHTOOL_OPS: Option<&'static bindings::ethtool_ops>;
     /// The `netdev_stat_ops`.
     const STAT_OPS: &'static bindings::netdev_stat_ops;
+    /// The `netdev_queue_mgmt_ops`.
+    const QUEUE_MGMT_OPS: &'static bindings::netdev_queue_mgmt_ops;
 }
 
 /// Declares the static ops tables of a [`NetDevOps`] type.
@@ -471,6 +632,11 @@ macro_rules! netdev_ops_tables {
             };
             const STAT_OPS: &'static $crate::bindings::netdev_stat_ops = {
                 static OPS: $crate::bindings::netdev_stat_ops = $crate::netdev::stat_ops_of::<$t>();
+                &OPS
+            };
+            const QUEUE_MGMT_OPS: &'static $crate::bindings::netdev_queue_mgmt_ops = {
+                static OPS: $crate::bindings::netdev_queue_mgmt_ops =
+                    $crate::netdev::queue_mgmt_ops_of::<$t>();
                 &OPS
             };
         }
@@ -554,6 +720,7 @@ impl<T: OpsTables> NetDevAlloc<T> {
                 (*raw).ethtool_ops = ops;
             }
             (*raw).stat_ops = T::STAT_OPS;
+            (*raw).queue_mgmt_ops = T::QUEUE_MGMT_OPS;
             (*raw).min_mtu = cfg.min_mtu;
             (*raw).max_mtu = cfg.max_mtu;
             (*raw).hw_features = cfg.features;
@@ -571,12 +738,6 @@ impl<T: OpsTables> NetDevAlloc<T> {
     pub(crate) fn dev(&self) -> &NetDev {
         // SAFETY: the device stays allocated while `self` exists (type invariant).
         unsafe { NetDev::from_raw(self.ptr.as_ptr()) }
-    }
-
-    /// The driver data in the private area.
-    pub(crate) fn data(&self) -> &T::Priv {
-        // SAFETY: allocated by us with `T` (type invariant).
-        unsafe { priv_of::<T>(self.ptr.as_ptr()) }
     }
 
     /// Registers the device (takes rtnl).
@@ -625,6 +786,12 @@ pub(crate) struct NetDevPair<T: OpsTables> {
 }
 
 impl<T: OpsTables> NetDevPair<T> {
+    /// Device 0 or 1.
+    #[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
+    pub(crate) fn dev(&self, i: usize) -> &NetDev {
+        self.devs[i & 1].dev()
+    }
+
     /// Wires two allocated, unregistered devices together and registers them;
     /// on failure gives both back, unregistered.
     #[allow(clippy::type_complexity)]
@@ -655,11 +822,6 @@ impl<T: OpsTables> NetDevPair<T> {
     pub(crate) fn unregister(&mut self) {
         self.devs[0].unregister();
         self.devs[1].unregister();
-    }
-
-    /// Device 0 or 1.
-    pub(crate) fn dev(&self, i: usize) -> &NetDev {
-        self.devs[i & 1].dev()
     }
 }
 

@@ -7,11 +7,13 @@
 //! (`rx.rs`), which "DMA"s it into page-pool buffers. Safe Rust only.
 
 use crate::{
+    errno::enetdown,
     ethtool::{Channels, EthtoolOps, Extack, RingParams},
+    module_ref::ModuleRef,
     napi::Napi,
     netdev::{
-        LinkStats, NetDev, NetDevAlloc, NetDevConfig, NetDevOps, NetDevPair, QueueRxStats, QueueTxStats,
-        TxOutcome,
+        LinkStats, NetDev, NetDevAlloc, NetDevConfig, NetDevOps, NetDevPair, QueueMgmt,
+        QueueRxStats, QueueTxStats, TxOutcome,
     },
     parse::parse_prefix,
     platform::PlatformDevice,
@@ -43,6 +45,8 @@ pub(crate) struct RxStats {
     pub(crate) bytes: Counter,
     /// Frames received with header split (headers host, payload pool).
     pub(crate) hds_packets: Counter,
+    /// Of those, frames whose payload went to dma-buf memory (devmem).
+    pub(crate) devmem_packets: Counter,
     /// Frames received whole into host memory (no split possible or wanted).
     pub(crate) linear: Counter,
     /// Frames dropped: no buffer from a pool.
@@ -72,6 +76,9 @@ pub(crate) struct RxQueue {
     pub(crate) ring: crate::ring::SkbRing,
     pub(crate) stats: RxStats,
     pub(crate) index: u32,
+    /// Held while the kernel has a devmem binding on this queue (under rtnl).
+    #[pin]
+    binding_ref: kernel::sync::Mutex<Option<ModuleRef>>,
 }
 
 crate::impl_has_napi!(RxQueue, napi);
@@ -84,7 +91,22 @@ impl RxQueue {
             ring,
             stats: RxStats::default(),
             index,
+            binding_ref <- kernel::new_mutex!(None),
         }? Error))
+    }
+
+    /// Keeps the module loaded exactly while a devmem binding sits on this queue:
+    /// the binding's dma-buf attachment points at our parent device and outlives
+    /// the net device. Called wherever the kernel may have changed the binding
+    /// (it always restarts the queue after binding and after unbinding).
+    pub(crate) fn refresh_binding(&self, dev: &NetDev) {
+        let bound = dev.rxq_has_provider(self.index);
+        let mut r = self.binding_ref.lock();
+        match (bound, r.is_some()) {
+            (true, false) => *r = Some(ModuleRef::new()),
+            (false, true) => *r = None,
+            _ => {}
+        }
     }
 }
 
@@ -127,6 +149,15 @@ pub(crate) struct NicPriv {
 }
 
 impl NicPriv {
+    /// The private data of side `side` of `pair`, as its callbacks get it.
+    #[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
+    pub(crate) fn for_test(pair: &Pair, side: usize) -> Self {
+        Self {
+            pair: pair.state.clone(),
+            side,
+        }
+    }
+
     pub(crate) fn me(&self) -> &Side {
         self.pair.side(self.side)
     }
@@ -239,10 +270,18 @@ impl Pair {
             }
         }
     }
+}
 
+#[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
+impl Pair {
     /// Device 0 or 1 of the pair.
     pub(crate) fn dev(&self, i: usize) -> &NetDev {
         self.devs.dev(i)
+    }
+
+    /// The shared state (queues).
+    pub(crate) fn state(&self) -> &PairState {
+        &self.state
     }
 }
 
@@ -263,8 +302,9 @@ impl Nic {
         let split = me.header_split.load(Ordering::Relaxed);
         let active = dev.real_num_rx_queues();
         for q in me.rxqs.iter().take(active as usize) {
+            q.refresh_binding(dev);
             let mem = QueueMem::new(dev, q, split)?;
-            q.napi.with_state(|st| st.install(mem, split));
+            q.napi.with_state(|st, _| st.install(mem));
             q.napi.enable(dev, q.index);
         }
         Ok(())
@@ -274,20 +314,8 @@ impl Nic {
     fn stop_queues(dev: &NetDev, data: &NicPriv) {
         for q in data.me().rxqs.iter() {
             q.napi.disable(dev, q.index);
-            q.napi.with_state(|st| st.remove());
+            q.napi.with_state(|st, _| st.remove());
             q.stats.drops.add_shared(q.ring.purge());
-        }
-    }
-
-    /// Carrier follows "both sides up".
-    fn update_carrier(dev: &NetDev) {
-        let Some(peer) = dev.peer() else { return };
-        if dev.is_running() && peer.is_running() {
-            dev.carrier_on();
-            peer.carrier_on();
-        } else {
-            dev.carrier_off();
-            peer.carrier_off();
         }
     }
 }
@@ -405,11 +433,17 @@ impl NetDevOps for Nic {
     }
 
     fn queue_stats_rx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueRxStats {
-        data.me().rxqs.get(idx as usize).map_or_else(QueueRxStats::default, |q| rx_qstats(&q.stats))
+        data.me()
+            .rxqs
+            .get(idx as usize)
+            .map_or_else(QueueRxStats::default, |q| rx_qstats(&q.stats))
     }
 
     fn queue_stats_tx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueTxStats {
-        data.me().txqs.get(idx as usize).map_or_else(QueueTxStats::default, tx_qstats)
+        data.me()
+            .txqs
+            .get(idx as usize)
+            .map_or_else(QueueTxStats::default, tx_qstats)
     }
 
     fn base_stats(dev: &NetDev, data: &NicPriv) -> (QueueRxStats, QueueTxStats) {
@@ -452,16 +486,59 @@ fn tx_qstats(t: &TxStats) -> QueueTxStats {
     }
 }
 
-/// Names of the per-queue counters, in `ethtool -S` order.
-const RX_STAT_NAMES: [&str; 6] = [
-    "packets",
-    "bytes",
-    "hds_packets",
-    "linear",
-    "alloc_fail",
-    "drops",
+impl QueueMgmt for Nic {
+    type QueueMem = QueueMem;
+
+    fn queue_mem_alloc(dev: &NetDev, data: &NicPriv, idx: u32) -> Result<QueueMem> {
+        let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        // Binding and unbinding both end in a restart: see what changed first.
+        q.refresh_binding(dev);
+        if !dev.is_running() {
+            return Err(enetdown());
+        }
+        if idx >= dev.real_num_rx_queues() {
+            return Err(EINVAL);
+        }
+        QueueMem::new(dev, q, data.me().header_split.load(Ordering::Relaxed))
+    }
+
+    fn queue_stop(dev: &NetDev, data: &NicPriv, idx: u32) -> Result<Option<QueueMem>> {
+        let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        // Frames keep arriving in the ring (the sender stops on a full ring):
+        // nothing accepted is lost while the queue has no memory.
+        q.napi.disable(dev, idx);
+        Ok(q.napi.with_state(|st, off| st.take(off)))
+    }
+
+    fn queue_start(dev: &NetDev, data: &NicPriv, idx: u32, mem: &mut Option<QueueMem>) -> Result {
+        let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        if let Some(m) = mem.take() {
+            q.napi.with_state(|st, _| st.install(m));
+        }
+        q.napi.enable(dev, idx);
+        q.napi.schedule();
+        Ok(())
+    }
+}
+
+/// The per-queue counters of `ethtool -S`: one table for names and values.
+type RxField = fn(&RxStats) -> &Counter;
+type TxField = fn(&TxStats) -> &Counter;
+const RX_STATS: [(&str, RxField); 7] = [
+    ("packets", |s| &s.packets),
+    ("bytes", |s| &s.bytes),
+    ("hds_packets", |s| &s.hds_packets),
+    ("devmem_packets", |s| &s.devmem_packets),
+    ("linear", |s| &s.linear),
+    ("alloc_fail", |s| &s.alloc_fail),
+    ("drops", |s| &s.drops),
 ];
-const TX_STAT_NAMES: [&str; 4] = ["packets", "bytes", "dropped", "stops"];
+const TX_STATS: [(&str, TxField); 4] = [
+    ("packets", |t| &t.packets),
+    ("bytes", |t| &t.bytes),
+    ("dropped", |t| &t.dropped),
+    ("stops", |t| &t.stops),
+];
 
 #[vtable]
 impl EthtoolOps for Nic {
@@ -485,6 +562,13 @@ impl EthtoolOps for Nic {
         // "auto" means on: splitting is what this NIC is for.
         let split = req.tcp_data_split.unwrap_or(true);
         let me = data.me();
+        let active = dev.real_num_rx_queues();
+        if !split && (0..active).any(|i| dev.rxq_has_provider(i)) {
+            extack.msg(c_str!(
+                "a devmem binding on this device needs TCP data split"
+            ));
+            return Err(EBUSY);
+        }
         if me.header_split.swap(split, Ordering::Relaxed) == split || !dev.is_running() {
             return Ok(());
         }
@@ -497,7 +581,7 @@ impl EthtoolOps for Nic {
                     return Err(e);
                 }
             };
-            q.napi.with_state(|st| st.install(mem, split));
+            q.napi.with_state(|st, _| st.install(mem));
         }
         Ok(())
     }
@@ -530,7 +614,7 @@ impl EthtoolOps for Nic {
                 .take(req.rx.saturating_sub(old_rx) as usize)
             {
                 let mem = QueueMem::new(dev, q, split)?;
-                q.napi.with_state(|st| st.install(mem, split));
+                q.napi.with_state(|st, _| st.install(mem));
                 q.napi.enable(dev, q.index);
             }
             for q in me
@@ -540,7 +624,7 @@ impl EthtoolOps for Nic {
                 .take(old_rx.saturating_sub(req.rx) as usize)
             {
                 q.napi.disable(dev, q.index);
-                q.napi.with_state(|st| st.remove());
+                q.napi.with_state(|st, _| st.remove());
                 q.stats.drops.add_shared(q.ring.purge());
             }
         }
@@ -556,7 +640,12 @@ impl EthtoolOps for Nic {
         })
     }
 
-    fn get_rss(_dev: &NetDev, data: &NicPriv, key: &mut [u8; RSS_KEY_LEN], indir: &mut [u32; INDIR_SIZE]) {
+    fn get_rss(
+        _dev: &NetDev,
+        data: &NicPriv,
+        key: &mut [u8; RSS_KEY_LEN],
+        indir: &mut [u32; INDIR_SIZE],
+    ) {
         data.me().steering.read(|s| {
             *key = s.key;
             *indir = s.indir;
@@ -591,10 +680,15 @@ impl EthtoolOps for Nic {
     const MAX_RULES: u32 = MAX_RULES as u32;
 
     fn rules(_dev: &NetDev, data: &NicPriv, out: &mut dyn FnMut(&NtupleRule)) {
-        data.me().steering.read(|s| s.rules().iter().for_each(|r| out(r)));
+        data.me().steering.read(|s| s.rules().iter().for_each(out));
     }
 
-    fn insert_rule(dev: &NetDev, data: &NicPriv, mut rule: NtupleRule, loc: Option<u32>) -> Result<u32> {
+    fn insert_rule(
+        dev: &NetDev,
+        data: &NicPriv,
+        mut rule: NtupleRule,
+        loc: Option<u32>,
+    ) -> Result<u32> {
         if rule.queue >= dev.real_num_rx_queues() {
             return Err(EINVAL);
         }
@@ -626,12 +720,12 @@ impl EthtoolOps for Nic {
         let me = data.me();
         let mut buf = [0u8; 32];
         for q in 0..me.rxqs.len() {
-            for n in RX_STAT_NAMES {
+            for (n, _) in RX_STATS {
                 out(fmt_name(&mut buf, "rx", q, n));
             }
         }
         for q in 0..me.txqs.len() {
-            for n in TX_STAT_NAMES {
+            for (n, _) in TX_STATS {
                 out(fmt_name(&mut buf, "tx", q, n));
             }
         }
@@ -639,35 +733,16 @@ impl EthtoolOps for Nic {
 
     fn stat_values(_dev: &NetDev, data: &NicPriv, out: &mut [u64]) {
         let me = data.me();
-        let mut i = 0;
-        let mut put = |v: u64| {
-            if let Some(slot) = out.get_mut(i) {
-                *slot = v;
-            }
-            i += 1;
-        };
-        for q in me.rxqs.iter() {
-            let s = &q.stats;
-            for v in [
-                s.packets.get(),
-                s.bytes.get(),
-                s.hds_packets.get(),
-                s.linear.get(),
-                s.alloc_fail.get(),
-                s.drops.get(),
-            ] {
-                put(v);
-            }
-        }
-        for t in me.txqs.iter() {
-            for v in [
-                t.packets.get(),
-                t.bytes.get(),
-                t.dropped.get(),
-                t.stops.get(),
-            ] {
-                put(v);
-            }
+        let rx = me
+            .rxqs
+            .iter()
+            .flat_map(|q| RX_STATS.iter().map(move |(_, f)| f(&q.stats).get()));
+        let tx = me
+            .txqs
+            .iter()
+            .flat_map(|t| TX_STATS.iter().map(move |(_, f)| f(t).get()));
+        for (slot, v) in out.iter_mut().zip(Iterator::chain(rx, tx)) {
+            *slot = v;
         }
     }
 }

@@ -24,7 +24,6 @@ use kernel::{error::from_err_ptr, prelude::*};
 /// is disabled whenever the pool is dropped (the owner's NAPI state holds it).
 pub(crate) struct PagePool {
     ptr: NonNull<bindings::page_pool>,
-    unreadable_ok: bool,
 }
 
 // SAFETY: page pool allocation is tied to the NAPI that owns the pool's user
@@ -65,17 +64,35 @@ impl PagePool {
         };
         let raw = from_err_ptr(raw)?;
         // INVARIANT: created successfully.
-        NonNull::new(raw)
-            .map(|ptr| Self {
-                ptr,
-                unreadable_ok: cfg.allow_unreadable,
-            })
-            .ok_or(ENOMEM)
+        NonNull::new(raw).map(|ptr| Self { ptr }).ok_or(ENOMEM)
     }
 
-    /// Whether the pool was created allowing unreadable (provider) memory.
+    /// Whether the kernel attached a memory provider (a devmem binding).
+    pub(crate) fn has_provider(&self) -> bool {
+        // SAFETY: the pool is live (type invariant).
+        unsafe { bindings::dmn_page_pool_has_provider(self.ptr.as_ptr()) }
+    }
+
+    /// Whether the pool was created with `PP_FLAG_ALLOW_UNREADABLE_NETMEM`.
     pub(crate) fn allows_unreadable(&self) -> bool {
-        self.unreadable_ok
+        // SAFETY: the pool is live (type invariant).
+        unsafe { bindings::dmn_page_pool_allows_unreadable(self.ptr.as_ptr()) }
+    }
+
+    /// The RX queue index the pool was created for, and whether it names `dev`.
+    pub(crate) fn queue_of(&self, dev: &NetDev) -> (u32, bool) {
+        let mut nd = core::ptr::null_mut();
+        // SAFETY: the pool is live; `nd` is valid for a write.
+        let q = unsafe { bindings::dmn_page_pool_queue(self.ptr.as_ptr(), &mut nd) };
+        (q as u32, nd == dev.as_raw())
+    }
+
+    /// Unlinks the pool from its NAPI, so the pool can be destroyed after that
+    /// NAPI runs again for other memory. `_off` proves the NAPI is not polling.
+    pub(crate) fn detach_napi(&self, _off: &crate::napi::NapiOff) {
+        // SAFETY: the pool is live; its NAPI (the only one pools are created with,
+        // the owner's) is disabled while a `NapiOff` exists.
+        unsafe { bindings::page_pool_disable_direct_recycling(self.ptr.as_ptr()) };
     }
 
     /// A whole buffer (page or net_iov), from NAPI context.
@@ -136,12 +153,6 @@ impl Netmem<'_> {
     pub(crate) fn dma_addr(&self) -> DmaAddr {
         // SAFETY: a pool buffer of a `PP_FLAG_DMA_MAP` pool (type invariant).
         unsafe { bindings::dmn_netmem_dma_addr(self.raw) }
-    }
-
-    /// Whether this is a dma-buf `net_iov` (unreadable memory) rather than a page.
-    pub(crate) fn is_net_iov(&self) -> bool {
-        // SAFETY: a valid netmem (type invariant).
-        unsafe { bindings::dmn_netmem_is_net_iov(self.raw) }
     }
 
     /// Gives up the reference (to an skb frag).

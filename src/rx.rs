@@ -11,7 +11,7 @@
 
 use crate::{
     dma::device_write_with,
-    napi::{NapiCtx, NapiPoll},
+    napi::{NapiCtx, NapiOff, NapiPoll},
     netdev::NetDev,
     nic::RxQueue,
     page_pool::{PagePool, PoolConfig},
@@ -34,6 +34,9 @@ const MAX_FRAGS: usize = 16;
 pub(crate) struct QueueMem {
     header: PagePool,
     payload: PagePool,
+    split: bool,
+    /// The kernel attached a memory provider (devmem) to the payload pool.
+    devmem: bool,
 }
 
 impl QueueMem {
@@ -56,33 +59,63 @@ impl QueueMem {
             size: PAYLOAD_POOL_SIZE,
             allow_unreadable: split,
         })?;
-        Ok(Self { header, payload })
+        let devmem = payload.has_provider();
+        Ok(Self {
+            header,
+            payload,
+            split,
+            devmem,
+        })
+    }
+
+    /// Whether the payload pool got a memory provider (devmem) from the kernel.
+    pub(crate) fn is_devmem(&self) -> bool {
+        self.devmem
+    }
+
+    /// The header (host) pool and the payload pool.
+    pub(crate) fn pools(&self) -> (&PagePool, &PagePool) {
+        (&self.header, &self.payload)
+    }
+
+    /// Whether this memory splits TCP headers from payload.
+    pub(crate) fn splits(&self) -> bool {
+        self.split
     }
 }
 
 /// What a queue's poll owns.
 pub(crate) struct RxState {
     mem: Option<QueueMem>,
-    split: bool,
 }
 
 impl RxState {
     pub(crate) fn new() -> Self {
-        Self {
-            mem: None,
-            split: false,
-        }
+        Self { mem: None }
     }
 
-    /// Swaps in new memory; the old pools are destroyed (NAPI is disabled).
-    pub(crate) fn install(&mut self, mem: QueueMem, split: bool) {
+    /// Swaps in new memory; old pools are destroyed here (NAPI is disabled).
+    pub(crate) fn install(&mut self, mem: QueueMem) {
         self.mem = Some(mem);
-        self.split = split;
     }
 
     /// Frees the memory.
     pub(crate) fn remove(&mut self) {
         self.mem = None;
+    }
+
+    /// Takes the memory out for a queue restart; its pools leave the NAPI, which
+    /// will run again on other memory before these are freed.
+    pub(crate) fn take(&mut self, off: &NapiOff) -> Option<QueueMem> {
+        let mem = self.mem.take()?;
+        mem.header.detach_napi(off);
+        mem.payload.detach_napi(off);
+        Some(mem)
+    }
+
+    /// The memory in use, if any.
+    pub(crate) fn mem(&self) -> Option<&QueueMem> {
+        self.mem.as_ref()
     }
 }
 
@@ -156,7 +189,7 @@ impl RxQueue {
         let mut peek = [0u8; MAX_HEADER];
         let n = len.min(MAX_HEADER);
         frame.copy_bits(0, &mut peek[..n])?;
-        let layout = if st.split {
+        let layout = if mem.split {
             parse_prefix(&peek[..n], len).tcp.ok()
         } else {
             None
@@ -168,6 +201,9 @@ impl RxQueue {
             {
                 let skb = self.receive_split(dev, mem, frame, l.header_len, l.payload_len)?;
                 self.stats.hds_packets.add(1);
+                if mem.devmem {
+                    self.stats.devmem_packets.add(1);
+                }
                 skb
             }
             _ => {

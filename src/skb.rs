@@ -25,11 +25,10 @@ impl SkBuff {
     ///
     /// `ptr` must be a valid skb whose ownership the caller gives up.
     pub(crate) unsafe fn from_raw(ptr: *mut bindings::sk_buff) -> Self {
-        // INVARIANT: the caller hands over a valid skb.
         // SAFETY: a valid skb pointer is not null.
-        Self {
-            ptr: unsafe { NonNull::new_unchecked(ptr) },
-        }
+        let ptr = unsafe { NonNull::new_unchecked(ptr) };
+        // INVARIANT: the caller hands over a valid skb.
+        Self { ptr }
     }
 
     /// Gives up ownership, returning the raw skb.
@@ -45,21 +44,11 @@ impl SkBuff {
         unsafe { bindings::dmn_skb_len(self.ptr.as_ptr()) as usize }
     }
 
-    /// The linear part.
-    pub(crate) fn linear(&self) -> &[u8] {
-        // SAFETY: `data` points to `headlen` readable bytes that live as long as the
-        // skb, which `&self` keeps alive and unmodified.
-        unsafe {
-            let len = bindings::dmn_skb_headlen(self.ptr.as_ptr()) as usize;
-            core::slice::from_raw_parts(bindings::dmn_skb_data(self.ptr.as_ptr()).cast::<u8>(), len)
-        }
-    }
-
     /// Copies `out.len()` bytes starting at `offset`, across the linear part and frags.
     pub(crate) fn copy_bits(&self, offset: usize, out: &mut [u8]) -> Result {
         if offset
             .checked_add(out.len())
-            .is_none_or(|end| end > self.len())
+            .map_or(true, |end| end > self.len())
         {
             return Err(EINVAL);
         }
@@ -134,6 +123,17 @@ impl SkBuff {
             )
         };
         Ok(())
+    }
+
+    /// A zeroed broadcast frame of `len` bytes (ethertype 0x88b5), for tests.
+    pub(crate) fn test_frame(len: u32) -> Result<SkBuff> {
+        // SAFETY: plain allocation; we own the result.
+        let raw = unsafe { bindings::dmn_alloc_test_frame(len) };
+        if raw.is_null() {
+            return Err(ENOMEM);
+        }
+        // SAFETY: a fresh skb we own.
+        Ok(unsafe { SkBuff::from_raw(raw) })
     }
 
     /// Builds an skb whose head is a page-pool fragment already holding `len`

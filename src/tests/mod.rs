@@ -4,4 +4,6 @@
 
 mod parse;
 mod platform;
+mod queue;
+mod steering;
 mod toeplitz;

@@ -103,3 +103,20 @@ xfer_check() {
 		{ echo "checksums differ"; return 1; }
 	echo "$got" | grep -q "bytes=$bytes .*errors=0$" || { echo "receiver saw a bad stream"; return 1; }
 }
+
+# Sum of the TX packets of a device over its queues: tx_sum dev [ns].
+tx_sum() {
+	local dev="$1" ns="${2:-}"
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" ethtool -S "$dev"
+	else
+		ethtool -S "$dev"
+	fi | awk '$1 ~ /^tx[0-9]+_packets:$/ { t += $2 } END { print t + 0 }'
+}
+
+# Frames a device's RX queues took off their rings, whatever became of them.
+rx_frames() {
+	local dev="$1" ns="${2:-}"
+	echo $(($(rx_sum "$dev" hds_packets "$ns") + $(rx_sum "$dev" linear "$ns") +
+		$(rx_sum "$dev" alloc_fail "$ns") + $(rx_sum "$dev" drops "$ns")))
+}

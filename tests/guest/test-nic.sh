@@ -15,8 +15,8 @@ devices() {
 	m0=$(cat /sys/class/net/dmnic0/address)
 	m1=$(cat /sys/class/net/dmnic1/address)
 	[ "$m0" != "$m1" ] || { echo "same MAC on both"; return 1; }
-	ethtool -l dmnic0 | grep -A2 'Current' | grep -q 'RX:[[:space:]]*8' || { echo "want 8 RX channels"; return 1; }
-	[ "$(ls /sys/class/net/dmnic0/queues | grep -c rx-)" = 8 ] || return 1
+	ethtool -l dmnic0 | grep -A2 'Current' | grep -q 'RX:[[:space:]]*16' || { echo "want 16 RX channels"; return 1; }
+	[ "$(ls /sys/class/net/dmnic0/queues | grep -c rx-)" = 16 ] || return 1
 	ethtool -g dmnic0 | grep -q 'TCP data split:[[:space:]]*on' || { echo "header split not on"; return 1; }
 	rmmod devmemnic
 }
@@ -156,18 +156,18 @@ bad_ethtool() {
 	out=$(ethtool -G dmnic0 rx 512 2>&1) && { echo "-G rx 512 accepted"; return 1; }
 	echo "$out" | grep -q 'fixed size' || { echo "no extack message: $out"; return 1; }
 	ethtool -L dmnic0 rx 0 2>/dev/null && { echo "-L rx 0 accepted"; return 1; }
-	ethtool -L dmnic0 rx 9 2>/dev/null && { echo "-L rx 9 accepted"; return 1; }
+	ethtool -L dmnic0 rx 17 2>/dev/null && { echo "-L rx 17 accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 dst-port 1 action 99 2>/dev/null && { echo "action 99 accepted"; return 1; }
 	ethtool -N dmnic0 flow-type udp4 dst-port 1 action 1 2>/dev/null && { echo "udp4 accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 tos 4 action 1 2>/dev/null && { echo "tos accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 dst-port 1 action -1 2>/dev/null && { echo "drop action accepted"; return 1; }
 	ethtool -N dmnic0 delete 63 2>/dev/null && { echo "deleting a missing rule worked"; return 1; }
-	ethtool -X dmnic0 equal 9 2>/dev/null && { echo "-X equal 9 accepted"; return 1; }
+	ethtool -X dmnic0 equal 17 2>/dev/null && { echo "-X equal 17 accepted"; return 1; }
 	out=$(ethtool -X dmnic0 hfunc xor 2>&1) && { echo "hfunc xor accepted"; return 1; }
 	# Shrinking channels below a rule's queue is refused by the ethtool core.
 	ethtool -N dmnic0 flow-type tcp4 dst-port 7 action 7 || return 1
 	ethtool -L dmnic0 rx 4 2>/dev/null && { echo "-L rx 4 with a rule on queue 7 accepted"; return 1; }
-	ethtool -L dmnic0 rx 8 tx 8 || return 1
+	ethtool -L dmnic0 rx 16 tx 16 || return 1
 	# 64 rules fit, a 65th does not.
 	local i
 	for i in $(seq 1 63); do ethtool -N dmnic0 flow-type tcp4 dst-port $((1000 + i)) action 1 || return 1; done
@@ -185,7 +185,7 @@ channels() {
 	local outside
 	outside=$(paste /tmp/q0 /tmp/q1 | awk '$1 >= 2 { t += $4 - $2 } END { print t + 0 }')
 	[ "$outside" = 0 ] || { echo "$outside packets on inactive queues"; return 1; }
-	ip netns exec peer ethtool -L dmnic1 rx 8 tx 8 || return 1
+	ip netns exec peer ethtool -L dmnic1 rx 16 tx 16 || return 1
 	xfer_check 10.9.0.2 5505 $((4 * MIB)) >/dev/null || return 1
 	teardown_pair
 }
@@ -204,6 +204,38 @@ veth_reference() {
 	sleep 1
 	xfer_check 10.8.0.2 5701 $((1024 * MIB)) || return 1
 	ip link del vref0
+}
+
+# Malformed frames injected while a flow runs: the flow stays valid and every
+# frame the sender queued is accounted for on the receiving side.
+malformed_frames() {
+	setup_pair || return 1
+	local tx0 rx0
+	tx0=$(tx_sum dmnic0)
+	rx0=$(rx_frames dmnic1 peer)
+	ip netns exec peer dmn-xfer recv 5801 $((64 * MIB)) 3 >/tmp/mf.recv 2>&1 &
+	local rpid=$!
+	sleep 0.3
+	dmn-xfer send 10.9.0.2 5801 $((64 * MIB)) 3 >/tmp/mf.send 2>&1 &
+	local spid=$!
+	local inj
+	inj=$(dmn-xfer inject dmnic0 20000 5 1514) || { echo "inject: $inj"; return 1; }
+	echo "info: $inj"
+	wait $spid || { echo "sender: $(cat /tmp/mf.send)"; return 1; }
+	wait $rpid || { echo "receiver: $(cat /tmp/mf.recv)"; return 1; }
+	grep -q "errors=0" /tmp/mf.recv || { echo "flow corrupted: $(cat /tmp/mf.recv)"; return 1; }
+	[ "$(sed 's/.*fnv=\([0-9a-f]*\).*/\1/' /tmp/mf.send)" = "$(sed 's/.*fnv=\([0-9a-f]*\).*/\1/' /tmp/mf.recv)" ] ||
+		{ echo "flow checksums differ"; return 1; }
+	sleep 1
+	local sent=${inj#*sent=}
+	sent=${sent%% *}
+	local tx rx
+	tx=$(($(tx_sum dmnic0) - tx0))
+	rx=$(($(rx_frames dmnic1 peer) - rx0))
+	echo "info: injected $sent, sender queued $tx frames, receiver took $rx"
+	[ "$sent" -ge 19000 ] || { echo "too few frames injected"; return 1; }
+	[ "$tx" -ge "$sent" ] || { echo "sender queued fewer frames than injected"; return 1; }
+	[ "$tx" = "$rx" ] || { echo "frames unaccounted for: $((tx - rx))"; return 1; }
 }
 
 # rmmod with the devices up, one in another namespace, after traffic.
@@ -228,6 +260,7 @@ run_test nic/ntuple-steers-flow ntuple
 run_test nic/rss-spreads-flows rss_spread
 run_test nic/channels channels
 run_test nic/bad-ethtool-requests bad_ethtool
+run_test nic/malformed-frames-counted malformed_frames
 run_test nic/rmmod-while-busy unload_busy
 teardown_pair
 exit $GUEST_FAILED

@@ -9,6 +9,8 @@
 
 #[path = "../../../src/parse.rs"]
 mod parse;
+#[path = "../../../src/steering.rs"]
+mod steering;
 #[path = "../../../src/toeplitz.rs"]
 mod toeplitz;
 

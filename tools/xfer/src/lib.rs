@@ -4,6 +4,8 @@
 //! `splitmix64(s ^ (i / 8))`, so a receiver checks any offset without state
 //! from the sender. The checksum is FNV-1a 64 over the bytes.
 
+pub mod inject;
+
 /// SplitMix64 finaliser.
 pub fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);

@@ -2,6 +2,11 @@
 //!
 //!     dmn-xfer send ADDR PORT BYTES [SEED]
 //!     dmn-xfer recv PORT BYTES [SEED] [BIND_ADDR]
+//!     dmn-xfer inject IFACE COUNT [SEED] [MAX_LEN]
+//!
+//! `inject` sends COUNT malformed or edge-case frames (`inject::KINDS`, in
+//! turn) out of IFACE through an AF_PACKET socket and prints
+//! `inject sent=N rejected=M`, M being frames the kernel refused to send.
 //!
 //! Both print one line `xfer <role> bytes=N fnv=HEX secs=S mibps=R errors=E`;
 //! the receiver exits non-zero if it got other than BYTES bytes or any byte
@@ -16,7 +21,9 @@ use std::time::Instant;
 const BUF: usize = 256 * 1024;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR]");
+    eprintln!(
+        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN]"
+    );
     ExitCode::from(2)
 }
 
@@ -74,6 +81,56 @@ fn recv(port: u16, total: u64, seed: u64, bind: &str) -> std::io::Result<bool> {
     Ok(off == total && errors == 0)
 }
 
+fn inject(iface: &str, count: u64, seed: u64, max_len: usize) -> std::io::Result<()> {
+    use dmn_xfer::inject::{frame, Rng};
+    let name = std::ffi::CString::new(iface).map_err(std::io::Error::other)?;
+    // SAFETY: a NUL-terminated name.
+    let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
+    if ifindex == 0 {
+        return Err(std::io::Error::other(format!("no interface {iface}")));
+    }
+    // SAFETY: plain syscall; the fd is closed below.
+    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: sockaddr_ll is plain data; all-zeroes is a valid start.
+    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    sll.sll_family = libc::AF_PACKET as u16;
+    sll.sll_ifindex = ifindex as i32;
+    // SAFETY: `sll` is a valid sockaddr_ll of the size given.
+    let rc = unsafe {
+        libc::bind(
+            fd,
+            (&sll as *const libc::sockaddr_ll).cast(),
+            std::mem::size_of::<libc::sockaddr_ll>() as u32,
+        )
+    };
+    if rc < 0 {
+        let e = std::io::Error::last_os_error();
+        // SAFETY: our fd.
+        unsafe { libc::close(fd) };
+        return Err(e);
+    }
+    let mut r = Rng(seed.max(1));
+    let mut buf = Vec::with_capacity(max_len);
+    let (mut sent, mut rejected) = (0u64, 0u64);
+    for i in 0..count {
+        frame(i as usize, &mut r, max_len, &mut buf);
+        // SAFETY: `buf` is valid for `buf.len()` bytes.
+        let n = unsafe { libc::send(fd, buf.as_ptr().cast(), buf.len(), 0) };
+        if n == buf.len() as isize {
+            sent += 1;
+        } else {
+            rejected += 1;
+        }
+    }
+    // SAFETY: our fd.
+    unsafe { libc::close(fd) };
+    println!("inject sent={sent} rejected={rejected}");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: u64| args.get(i).map_or(Some(d), |a| a.parse().ok());
@@ -85,6 +142,12 @@ fn main() -> ExitCode {
         Some("recv") if args.len() >= 3 => match (args[1].parse(), num(2, 0), num(3, 1)) {
             (Ok(port), Some(total), Some(seed)) => {
                 recv(port, total, seed, args.get(4).map_or("::", String::as_str))
+            }
+            _ => return usage(),
+        },
+        Some("inject") if args.len() >= 3 => match (args[2].parse(), num(3, 1), num(4, 1514)) {
+            (Ok(count), Some(seed), Some(max)) => {
+                inject(&args[1], count, seed, max as usize).map(|()| true)
             }
             _ => return usage(),
         },
