@@ -23,7 +23,7 @@ all: module tools
 
 # Guest tools: static binaries (glibc, crt-static), copied into the QEMU image.
 tools:
-	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer
+	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer -p ncdevmem-rs
 
 module:
 	@test -f $(KDIR)/Makefile || { echo "no kernel build at KDIR=$(KDIR): run 'make bootstrap' or set KDIR"; exit 1; }

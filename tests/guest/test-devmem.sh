@@ -1,0 +1,168 @@
+#!/bin/bash
+# Guest tests: device memory TCP on devmemnic (queue management, devmem page
+# pools, bind-rx, cmsgs and token return), with upstream ncdevmem unmodified
+# and ncdevmem-rs.
+source /extra/lib.sh
+MIB=$((1024 * 1024))
+
+# Header split on, RSS over queues 0-7, and the devmem flow (client port
+# $1 -> server port $1) steered to queue 8, as upstream ncdevmem configures.
+devmem_nic_setup() {
+	local port="$1"
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	ip netns exec peer ethtool -X dmnic1 equal 8 || return 1
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 src-ip 10.9.0.1 dst-ip 10.9.0.2 \
+		src-port "$port" dst-port "$port" queue 8 >/dev/null || return 1
+}
+
+# ncdevmem-rs server in the peer namespace; prints its summary to $2.
+rs_server() { # port outfile [extra args]
+	local port="$1" out="$2"
+	shift 2
+	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -c 10.9.0.1 -p "$port" -f dmnic1 "$@" >"$out" 2>"$out.err" &
+	echo $!
+}
+
+# Waits until something listens on TCP $1 in the peer namespace.
+wait_listen() {
+	local i
+	for i in $(seq 1 100); do
+		ip netns exec peer cat /proc/net/tcp | awk -v p=$(printf '%04X' "$1") '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on $1"
+	return 1
+}
+
+summary_field() { # file field
+	sed -n "s/.* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1
+}
+
+# The server's summary must show BYTES received, all validated, every frag's
+# token returned, and payload in the dma-buf.
+check_rs_summary() { # file bytes
+	local f="$1" bytes="$2"
+	echo "info: $(cat "$f")"
+	[ "$(summary_field "$f" bytes)" = "$bytes" ] || { echo "server got $(summary_field "$f" bytes) bytes, want $bytes"; cat "$f.err" | tail -5; return 1; }
+	[ "$(summary_field "$f" validation_errors)" = 0 ] || { echo "validation errors"; return 1; }
+	[ "$(summary_field "$f" wrong_dmabuf)" = 0 ] || { echo "frags from another dma-buf"; return 1; }
+	[ "$(summary_field "$f" tokens_returned)" = "$(summary_field "$f" frags)" ] || { echo "not every token returned"; return 1; }
+	[ "$(summary_field "$f" dmabuf_bytes)" -gt $((bytes * 9 / 10)) ] || { echo "payload not in the dma-buf"; return 1; }
+}
+
+upstream_ncdevmem() {
+	setup_pair || return 1
+	local bytes=$((1024 * MIB)) hds0 dm0
+	hds0=$(stat_of dmnic1 rx8_hds_packets peer)
+	dm0=$(stat_of dmnic1 rx8_devmem_packets peer)
+	# Upstream configures the NIC itself (through ethtool) and runs its built-in
+	# checks before serving: empty queue list, header split off, deactivating a
+	# bound queue.
+	ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5201 -v 7 -f dmnic1 \
+		>/tmp/up.out 2>/tmp/up.err &
+	local spid=$!
+	wait_listen 5201 || { cat /tmp/up.err | tail; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p 5201 -v 7 --bytes $bytes >/tmp/up.client || return 1
+	echo "info: $(cat /tmp/up.client)"
+	wait $spid || { echo "upstream ncdevmem failed:"; grep -v '^received\|^recvmsg\|^total' /tmp/up.err | tail -5; return 1; }
+	grep -q "Failed validation" /tmp/up.err && { echo "validation failed"; return 1; }
+	local total
+	total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' /tmp/up.err | tail -1)
+	echo "info: upstream ncdevmem total_received=$total, $(grep -c '^received frag' /tmp/up.err) frags, each token returned"
+	[ "$total" = "$bytes" ] || { echo "total_received=$total, want $bytes"; return 1; }
+	local dm hds
+	dm=$(($(stat_of dmnic1 rx8_devmem_packets peer) - dm0))
+	hds=$(($(stat_of dmnic1 rx8_hds_packets peer) - hds0))
+	echo "info: queue 8: $hds header-split frames, $dm into the dma-buf"
+	[ "$dm" -gt 0 ] && [ "$dm" = "$hds" ] || { echo "payload did not go to the dma-buf"; return 1; }
+}
+
+rs_provider() { # provider
+	setup_pair || return 1
+	devmem_nic_setup 5202 || return 1
+	local bytes=$((128 * MIB)) pid
+	pid=$(rs_server 5202 /tmp/rs.out -v 7 --provider "$1")
+	wait_listen 5202 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5202 -v 7 --bytes $bytes >/tmp/rs.client || return 1
+	wait $pid || { cat /tmp/rs.out.err | tail -3; return 1; }
+	check_rs_summary /tmp/rs.out $bytes
+}
+
+# While a binding exists: no header split off, no rmmod, no shrinking past it.
+bound_queue_guards() {
+	setup_pair || return 1
+	devmem_nic_setup 5203 || return 1
+	local pid out
+	pid=$(rs_server 5203 /tmp/g.out -v 7)
+	wait_listen 5203 || return 1
+	out=$(ip netns exec peer ethtool -G dmnic1 tcp-data-split off 2>&1) && { echo "split off while bound"; return 1; }
+	echo "$out" | grep -q "needs TCP data split" || { echo "no reason given: $out"; return 1; }
+	rmmod devmemnic 2>/dev/null && { echo "rmmod while bound succeeded"; return 1; }
+	ip netns exec peer ethtool -L dmnic1 rx 8 tx 8 2>/dev/null && { echo "bound queues deactivated"; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p 5203 -v 7 --bytes $((8 * MIB)) >/dev/null || return 1
+	wait $pid || return 1
+	check_rs_summary /tmp/g.out $((8 * MIB)) || return 1
+	# Binding gone (socket closed): queue 8 is back on host memory.
+	local dm0 hds0
+	dm0=$(stat_of dmnic1 rx8_devmem_packets peer)
+	hds0=$(stat_of dmnic1 rx8_hds_packets peer)
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 5213 queue 8 >/dev/null || return 1
+	xfer_check 10.9.0.2 5213 $((8 * MIB)) >/dev/null || return 1
+	[ "$(stat_of dmnic1 rx8_devmem_packets peer)" = "$dm0" ] || { echo "devmem after unbind"; return 1; }
+	[ "$(stat_of dmnic1 rx8_hds_packets peer)" -gt "$hds0" ] || { echo "queue 8 did not receive"; return 1; }
+	rmmod devmemnic || { echo "rmmod after unbind failed"; return 1; }
+}
+
+# A small dma-buf and tokens withheld: the queue runs dry (counted buffer
+# allocation failures, TCP retransmits), then recovers, every byte valid.
+token_exhaustion() {
+	setup_pair || return 1
+	devmem_nic_setup 5204 || return 1
+	local bytes=$((64 * MIB)) pid af0 retr0
+	af0=$(stat_of dmnic1 rx8_alloc_fail peer)
+	retr0=$(awk '/^Tcp:/ && ++n == 2 { print $13 }' /proc/net/snmp)
+	pid=$(rs_server 5204 /tmp/x.out -v 7 --size $((2 * MIB)) --hold-tokens-secs 3)
+	wait_listen 5204 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5204 -v 7 --bytes $bytes >/dev/null || return 1
+	wait $pid || { tail -3 /tmp/x.out.err; return 1; }
+	check_rs_summary /tmp/x.out $bytes || return 1
+	local af retr
+	af=$(($(stat_of dmnic1 rx8_alloc_fail peer) - af0))
+	retr=$(($(awk '/^Tcp:/ && ++n == 2 { print $13 }' /proc/net/snmp) - retr0))
+	echo "info: while tokens were held: $af frames found no dma-buf buffer, $retr TCP retransmits"
+	[ "$af" -gt 0 ] || { echo "the dma-buf never ran out"; return 1; }
+	[ "$retr" -gt 0 ] || { echo "no retransmits"; return 1; }
+}
+
+# Bind, transfer, unbind, again and again, while RSS traffic runs on queues 0-7.
+bind_unbind_loop() {
+	setup_pair || return 1
+	devmem_nic_setup 5205 || return 1
+	ip netns exec peer dmn-xfer recv 5299 $((4096 * MIB)) 8 >/tmp/bg.recv 2>&1 &
+	local bg=$!
+	sleep 0.3
+	dmn-xfer send 10.9.0.2 5299 $((4096 * MIB)) 8 >/dev/null 2>&1 &
+	local bgs=$!
+	local i fails=0 cycles=${CYCLES:-20}
+	for i in $(seq 1 "$cycles"); do
+		local pid
+		pid=$(rs_server 5205 /tmp/l.out -v 7)
+		wait_listen 5205 || { fails=$((fails + 1)); kill $pid; continue; }
+		ncdevmem-rs -s 10.9.0.2 -p 5205 -v 7 --bytes $((2 * MIB)) >/dev/null || fails=$((fails + 1))
+		wait $pid || fails=$((fails + 1))
+		check_rs_summary /tmp/l.out $((2 * MIB)) >/dev/null || fails=$((fails + 1))
+	done
+	kill $bgs $bg 2>/dev/null
+	wait 2>/dev/null
+	echo "info: $cycles bind/transfer/unbind cycles under traffic, $fails failures"
+	[ "$fails" = 0 ] || return 1
+	rmmod devmemnic || { echo "rmmod after the loop failed"; return 1; }
+}
+
+run_test devmem/upstream-ncdevmem-1GiB upstream_ncdevmem
+run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf
+run_test devmem/ncdevmem-rs-dma-heap rs_provider dma-heap
+run_test devmem/bound-queue-guards bound_queue_guards
+run_test devmem/token-exhaustion-recovers token_exhaustion
+run_test devmem/bind-unbind-loop-under-traffic bind_unbind_loop
+exit $GUEST_FAILED

@@ -1,0 +1,189 @@
+//! dma-bufs for devmem: from udmabuf (memfd pages) or a dma-heap.
+
+use std::fs::OpenOptions;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+const UDMABUF_CREATE: libc::c_ulong = 0x4018_7542;
+const UDMABUF_FLAGS_CLOEXEC: u32 = 1;
+const DMA_HEAP_IOCTL_ALLOC: libc::c_ulong = 0xc018_4800;
+const DMA_BUF_IOCTL_SYNC: libc::c_ulong = 0x4008_6200;
+const DMA_BUF_SYNC_READ: u64 = 1;
+const DMA_BUF_SYNC_START: u64 = 0;
+const DMA_BUF_SYNC_END: u64 = 4;
+
+/// Where the dma-buf's memory comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Provider {
+    /// `/dev/udmabuf` over a memfd (what upstream ncdevmem uses).
+    Udmabuf,
+    /// `/dev/dma_heap/system`.
+    DmaHeap,
+}
+
+impl std::str::FromStr for Provider {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "udmabuf" => Ok(Provider::Udmabuf),
+            "dma-heap" | "dmaheap" => Ok(Provider::DmaHeap),
+            _ => Err(format!(
+                "unknown dma-buf provider '{s}' (udmabuf, dma-heap)"
+            )),
+        }
+    }
+}
+
+#[repr(C)]
+struct UdmabufCreate {
+    memfd: u32,
+    flags: u32,
+    offset: u64,
+    size: u64,
+}
+
+#[repr(C)]
+struct HeapAlloc {
+    len: u64,
+    fd: u32,
+    fd_flags: u32,
+    heap_flags: u64,
+}
+
+/// A dma-buf mapped for reading.
+pub struct Dmabuf {
+    fd: OwnedFd,
+    _memfd: Option<OwnedFd>,
+    map: *mut u8,
+    size: usize,
+}
+
+fn open_dev(path: &str, what: &str) -> io::Result<std::fs::File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot open {path} ({what}): {e}")))
+}
+
+impl Dmabuf {
+    /// Allocates `size` bytes (a multiple of the page size) and maps them.
+    pub fn new(provider: Provider, size: usize) -> io::Result<Self> {
+        let (fd, memfd) = match provider {
+            Provider::Udmabuf => {
+                let name = c"ncdevmem-rs";
+                // SAFETY: a NUL-terminated name.
+                let m = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_ALLOW_SEALING) };
+                if m < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // SAFETY: a fresh fd we own.
+                let memfd = unsafe { OwnedFd::from_raw_fd(m) };
+                // SAFETY: valid fd.
+                if unsafe { libc::ftruncate(m, size as i64) } < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // SAFETY: valid fd; udmabuf needs the size sealed against shrinking.
+                if unsafe { libc::fcntl(m, libc::F_ADD_SEALS, libc::F_SEAL_SHRINK) } < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                let dev = open_dev("/dev/udmabuf", "CONFIG_UDMABUF")?;
+                let req = UdmabufCreate {
+                    memfd: m as u32,
+                    flags: UDMABUF_FLAGS_CLOEXEC,
+                    offset: 0,
+                    size: size as u64,
+                };
+                // SAFETY: valid fd and request struct for this ioctl.
+                let fd = unsafe { libc::ioctl(dev.as_raw_fd(), UDMABUF_CREATE, &req) };
+                if fd < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // SAFETY: the ioctl returned a new fd we own.
+                (unsafe { OwnedFd::from_raw_fd(fd) }, Some(memfd))
+            }
+            Provider::DmaHeap => {
+                let heap = open_dev("/dev/dma_heap/system", "CONFIG_DMABUF_HEAPS_SYSTEM")?;
+                let mut req = HeapAlloc {
+                    len: size as u64,
+                    fd: 0,
+                    fd_flags: (libc::O_RDWR | libc::O_CLOEXEC) as u32,
+                    heap_flags: 0,
+                };
+                // SAFETY: valid fd and request struct for this ioctl.
+                if unsafe { libc::ioctl(heap.as_raw_fd(), DMA_HEAP_IOCTL_ALLOC, &mut req) } < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // SAFETY: the ioctl returned a new fd we own.
+                (unsafe { OwnedFd::from_raw_fd(req.fd as i32) }, None)
+            }
+        };
+        // SAFETY: mapping the dma-buf read-only and shared; unmapped on drop.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Self {
+            fd,
+            _memfd: memfd,
+            map: map.cast(),
+            size,
+        })
+    }
+
+    /// The dma-buf fd, to bind.
+    pub fn fd(&self) -> i32 {
+        self.fd.as_raw_fd()
+    }
+
+    /// Size in bytes.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    fn sync(&self, flags: u64) -> io::Result<()> {
+        // SAFETY: valid fd; the argument is a `struct dma_buf_sync` (one u64).
+        if unsafe { libc::ioctl(self.fd.as_raw_fd(), DMA_BUF_IOCTL_SYNC, &flags) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Lends `len` bytes at `offset` to `f`, bracketed by `DMA_BUF_IOCTL_SYNC`.
+    pub fn with_bytes<R>(
+        &self,
+        offset: u64,
+        len: usize,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> io::Result<R> {
+        let off =
+            usize::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        if off.checked_add(len).is_none_or(|end| end > self.size) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("frag {off}+{len} outside the dma-buf"),
+            ));
+        }
+        self.sync(DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ)?;
+        // SAFETY: in bounds of the live mapping (checked above).
+        let r = f(unsafe { std::slice::from_raw_parts(self.map.add(off), len) });
+        self.sync(DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ)?;
+        Ok(r)
+    }
+}
+
+impl Drop for Dmabuf {
+    fn drop(&mut self) {
+        // SAFETY: our mapping of `size` bytes.
+        unsafe { libc::munmap(self.map.cast(), self.size) };
+    }
+}

@@ -1,0 +1,417 @@
+//! Generic netlink, as far as devmem needs it: resolve the `netdev` family and
+//! `bind-rx` a dma-buf to RX queues. The binding lives as long as the socket.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+const NLMSG_ERROR: u16 = 2;
+const NLMSG_DONE: u16 = 3;
+const NLM_F_REQUEST: u16 = 1;
+const NLM_F_ACK: u16 = 4;
+const NLM_F_ACK_TLVS: u16 = 0x200;
+const NLA_F_NESTED: u16 = 0x8000;
+const GENL_ID_CTRL: u16 = 0x10;
+const CTRL_CMD_GETFAMILY: u8 = 3;
+const CTRL_ATTR_FAMILY_ID: u16 = 1;
+const CTRL_ATTR_FAMILY_NAME: u16 = 2;
+const NLMSGERR_ATTR_MSG: u16 = 1;
+const NETLINK_EXT_ACK: i32 = 11;
+
+/// `NETDEV_CMD_BIND_RX` and its attributes (include/uapi/linux/netdev.h).
+pub const NETDEV_CMD_BIND_RX: u8 = 13;
+pub const NETDEV_A_DMABUF_IFINDEX: u16 = 1;
+pub const NETDEV_A_DMABUF_QUEUES: u16 = 2;
+pub const NETDEV_A_DMABUF_FD: u16 = 3;
+pub const NETDEV_A_DMABUF_ID: u16 = 4;
+pub const NETDEV_A_QUEUE_ID: u16 = 1;
+pub const NETDEV_A_QUEUE_TYPE: u16 = 3;
+pub const NETDEV_QUEUE_TYPE_RX: u32 = 0;
+
+/// A netlink request failed: the errno and the kernel's extack message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NlError {
+    /// Positive errno.
+    pub errno: i32,
+    /// Extended ack message, if the kernel gave one.
+    pub msg: Option<String>,
+}
+
+impl std::fmt::Display for NlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let e = io::Error::from_raw_os_error(self.errno);
+        match &self.msg {
+            Some(m) => write!(f, "{e} ({m})"),
+            None => write!(f, "{e}"),
+        }
+    }
+}
+
+fn align4(n: usize) -> usize {
+    (n + 3) & !3
+}
+
+/// Appends one attribute.
+pub fn put_attr(out: &mut Vec<u8>, kind: u16, data: &[u8]) {
+    let len = 4 + data.len();
+    out.extend_from_slice(&(len as u16).to_ne_bytes());
+    out.extend_from_slice(&kind.to_ne_bytes());
+    out.extend_from_slice(data);
+    out.resize(out.len() + align4(len) - len, 0);
+}
+
+/// Appends a nested attribute.
+pub fn put_nested(out: &mut Vec<u8>, kind: u16, inner: &[u8]) {
+    put_attr(out, kind | NLA_F_NESTED, inner);
+}
+
+/// Builds a generic netlink request.
+pub fn genl_msg(family: u16, cmd: u8, version: u8, seq: u32, attrs: &[u8]) -> Vec<u8> {
+    let len = 16 + 4 + attrs.len();
+    let mut m = Vec::with_capacity(len);
+    m.extend_from_slice(&(len as u32).to_ne_bytes());
+    m.extend_from_slice(&family.to_ne_bytes());
+    m.extend_from_slice(&(NLM_F_REQUEST | NLM_F_ACK).to_ne_bytes());
+    m.extend_from_slice(&seq.to_ne_bytes());
+    m.extend_from_slice(&0u32.to_ne_bytes());
+    m.extend_from_slice(&[cmd, version, 0, 0]);
+    m.extend_from_slice(attrs);
+    m
+}
+
+/// The attributes of `buf`, as (type without flags, payload).
+pub fn attrs(buf: &[u8]) -> Vec<(u16, &[u8])> {
+    let mut out = Vec::new();
+    let mut off = 0;
+    while off + 4 <= buf.len() {
+        let len = u16::from_ne_bytes([buf[off], buf[off + 1]]) as usize;
+        let kind = u16::from_ne_bytes([buf[off + 2], buf[off + 3]]) & 0x3fff;
+        if len < 4 || off + len > buf.len() {
+            break;
+        }
+        out.push((kind, &buf[off + 4..off + len]));
+        off += align4(len);
+    }
+    out
+}
+
+/// One reply to a request: its attributes (generic netlink payload), or an error.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// A data message's attributes (after the genl header).
+    Data(Vec<u8>),
+    /// The final ack (error 0).
+    Ack,
+}
+
+/// Parses the messages of one `recv` for sequence `seq`.
+pub fn parse_replies(buf: &[u8], seq: u32) -> Result<Vec<Reply>, NlError> {
+    let mut out = Vec::new();
+    let mut off = 0;
+    while off + 16 <= buf.len() {
+        let len = u32::from_ne_bytes(buf[off..off + 4].try_into().unwrap()) as usize;
+        let kind = u16::from_ne_bytes([buf[off + 4], buf[off + 5]]);
+        let flags = u16::from_ne_bytes([buf[off + 6], buf[off + 7]]);
+        let mseq = u32::from_ne_bytes(buf[off + 8..off + 12].try_into().unwrap());
+        if len < 16 || off + len > buf.len() {
+            return Err(NlError {
+                errno: libc::EPROTO,
+                msg: Some("truncated netlink message".into()),
+            });
+        }
+        let body = &buf[off + 16..off + len];
+        if mseq == seq {
+            match kind {
+                NLMSG_ERROR => {
+                    if body.len() < 4 {
+                        return Err(NlError {
+                            errno: libc::EPROTO,
+                            msg: None,
+                        });
+                    }
+                    let err = i32::from_ne_bytes(body[0..4].try_into().unwrap());
+                    if err == 0 {
+                        out.push(Reply::Ack);
+                        break;
+                    }
+                    // With ACK_TLVS, the echoed request header (16 bytes) and then
+                    // TLVs follow; the kernel does not echo the payload (CAP_ACK off:
+                    // it does, so skip the whole echoed message by its length).
+                    let mut msg = None;
+                    if flags & NLM_F_ACK_TLVS != 0 && body.len() >= 20 {
+                        let echoed = u32::from_ne_bytes(body[4..8].try_into().unwrap()) as usize;
+                        let tlv_at = 4 + if flags & 0x100 != 0 {
+                            16
+                        } else {
+                            align4(echoed)
+                        };
+                        if tlv_at <= body.len() {
+                            for (k, v) in attrs(&body[tlv_at..]) {
+                                if k == NLMSGERR_ATTR_MSG {
+                                    let s = v.split(|&b| b == 0).next().unwrap_or(&[]);
+                                    msg = Some(String::from_utf8_lossy(s).into_owned());
+                                }
+                            }
+                        }
+                    }
+                    return Err(NlError { errno: -err, msg });
+                }
+                NLMSG_DONE => break,
+                _ if body.len() >= 4 => out.push(Reply::Data(body[4..].to_vec())),
+                _ => {}
+            }
+        }
+        off += align4(len);
+    }
+    Ok(out)
+}
+
+/// A generic netlink socket.
+pub struct GenlSocket {
+    fd: OwnedFd,
+    seq: u32,
+}
+
+impl GenlSocket {
+    /// Opens a socket with extended acks on.
+    pub fn open() -> io::Result<Self> {
+        // SAFETY: plain syscall.
+        let fd = unsafe {
+            libc::socket(
+                libc::AF_NETLINK,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                libc::NETLINK_GENERIC,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh fd we own.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let one: i32 = 1;
+        // SAFETY: valid fd, option value of the size given. Failing is fine (old kernels).
+        unsafe {
+            libc::setsockopt(
+                fd.as_raw_fd(),
+                libc::SOL_NETLINK,
+                NETLINK_EXT_ACK,
+                (&one as *const i32).cast(),
+                4,
+            )
+        };
+        Ok(Self { fd, seq: 1 })
+    }
+
+    /// Sends a request and collects its replies.
+    pub fn request(
+        &mut self,
+        family: u16,
+        cmd: u8,
+        version: u8,
+        attrs: &[u8],
+    ) -> io::Result<Result<Vec<Reply>, NlError>> {
+        self.seq += 1;
+        let msg = genl_msg(family, cmd, version, self.seq, attrs);
+        // SAFETY: valid buffer; netlink to the kernel (nl_pid 0) via a zeroed address.
+        let n = unsafe {
+            let mut sa: libc::sockaddr_nl = std::mem::zeroed();
+            sa.nl_family = libc::AF_NETLINK as u16;
+            libc::sendto(
+                self.fd.as_raw_fd(),
+                msg.as_ptr().cast(),
+                msg.len(),
+                0,
+                (&sa as *const libc::sockaddr_nl).cast(),
+                std::mem::size_of::<libc::sockaddr_nl>() as u32,
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut replies = Vec::new();
+        let mut buf = vec![0u8; 65536];
+        loop {
+            // SAFETY: valid buffer.
+            let n =
+                unsafe { libc::recv(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            match parse_replies(&buf[..n as usize], self.seq) {
+                Err(e) => return Ok(Err(e)),
+                Ok(mut r) => {
+                    let done = r.iter().any(|x| *x == Reply::Ack);
+                    r.retain(|x| *x != Reply::Ack);
+                    replies.extend(r);
+                    if done {
+                        return Ok(Ok(replies));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The id of generic netlink family `name`.
+    pub fn resolve(&mut self, name: &str) -> io::Result<Result<u16, NlError>> {
+        let mut a = Vec::new();
+        let mut n = name.as_bytes().to_vec();
+        n.push(0);
+        put_attr(&mut a, CTRL_ATTR_FAMILY_NAME, &n);
+        Ok(self
+            .request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, &a)?
+            .and_then(|replies| {
+                replies
+                    .iter()
+                    .find_map(|r| match r {
+                        Reply::Data(d) => attrs(d)
+                            .into_iter()
+                            .find(|(k, v)| *k == CTRL_ATTR_FAMILY_ID && v.len() >= 2)
+                            .map(|(_, v)| u16::from_ne_bytes([v[0], v[1]])),
+                        Reply::Ack => None,
+                    })
+                    .ok_or(NlError {
+                        errno: libc::ENOENT,
+                        msg: Some(format!("no genl family {name}")),
+                    })
+            }))
+    }
+}
+
+/// The attributes of a `bind-rx` request.
+pub fn bind_rx_attrs(ifindex: u32, dmabuf_fd: u32, queues: &[u32]) -> Vec<u8> {
+    let mut a = Vec::new();
+    put_attr(&mut a, NETDEV_A_DMABUF_IFINDEX, &ifindex.to_ne_bytes());
+    put_attr(&mut a, NETDEV_A_DMABUF_FD, &dmabuf_fd.to_ne_bytes());
+    for q in queues {
+        let mut inner = Vec::new();
+        put_attr(&mut inner, NETDEV_A_QUEUE_ID, &q.to_ne_bytes());
+        put_attr(
+            &mut inner,
+            NETDEV_A_QUEUE_TYPE,
+            &NETDEV_QUEUE_TYPE_RX.to_ne_bytes(),
+        );
+        put_nested(&mut a, NETDEV_A_DMABUF_QUEUES, &inner);
+    }
+    a
+}
+
+/// A dma-buf bound to RX queues; unbound when dropped (the socket closes).
+pub struct Binding {
+    _sock: GenlSocket,
+    /// The binding id the kernel reports in `SCM_DEVMEM_DMABUF`.
+    pub id: u32,
+}
+
+/// Binds `dmabuf_fd` to RX queues `queues` of interface `ifindex`.
+pub fn bind_rx(
+    ifindex: u32,
+    dmabuf_fd: u32,
+    queues: &[u32],
+) -> io::Result<Result<Binding, NlError>> {
+    let mut sock = GenlSocket::open()?;
+    let family = match sock.resolve("netdev")? {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
+    let replies = match sock.request(
+        family,
+        NETDEV_CMD_BIND_RX,
+        1,
+        &bind_rx_attrs(ifindex, dmabuf_fd, queues),
+    )? {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e)),
+    };
+    let id = replies.iter().find_map(|r| match r {
+        Reply::Data(d) => attrs(d)
+            .into_iter()
+            .find(|(k, v)| *k == NETDEV_A_DMABUF_ID && v.len() >= 4)
+            .map(|(_, v)| u32::from_ne_bytes(v[..4].try_into().unwrap())),
+        Reply::Ack => None,
+    });
+    Ok(id.map(|id| Binding { _sock: sock, id }).ok_or(NlError {
+        errno: libc::EPROTO,
+        msg: Some("bind-rx reply without a binding id".into()),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bind_rx_request_layout() {
+        let a = bind_rx_attrs(7, 5, &[8, 9]);
+        let top = attrs(&a);
+        assert_eq!(top.len(), 4);
+        assert_eq!(top[0], (NETDEV_A_DMABUF_IFINDEX, &7u32.to_ne_bytes()[..]));
+        assert_eq!(top[1], (NETDEV_A_DMABUF_FD, &5u32.to_ne_bytes()[..]));
+        for (i, q) in [8u32, 9].iter().enumerate() {
+            assert_eq!(top[2 + i].0, NETDEV_A_DMABUF_QUEUES);
+            let inner = attrs(top[2 + i].1);
+            assert_eq!(
+                inner,
+                vec![
+                    (NETDEV_A_QUEUE_ID, &q.to_ne_bytes()[..]),
+                    (NETDEV_A_QUEUE_TYPE, &0u32.to_ne_bytes()[..])
+                ]
+            );
+        }
+        // The nested flag is set on the wire.
+        let raw_type = u16::from_ne_bytes([a[18], a[19]]);
+        assert_eq!(raw_type, NETDEV_A_DMABUF_QUEUES | NLA_F_NESTED);
+        let m = genl_msg(0x20, NETDEV_CMD_BIND_RX, 1, 9, &a);
+        assert_eq!(
+            u32::from_ne_bytes(m[0..4].try_into().unwrap()) as usize,
+            m.len()
+        );
+        assert_eq!(m[16], NETDEV_CMD_BIND_RX);
+    }
+
+    fn nlmsg(kind: u16, flags: u16, seq: u32, body: &[u8]) -> Vec<u8> {
+        let len = 16 + body.len();
+        let mut m = Vec::new();
+        m.extend_from_slice(&(len as u32).to_ne_bytes());
+        m.extend_from_slice(&kind.to_ne_bytes());
+        m.extend_from_slice(&flags.to_ne_bytes());
+        m.extend_from_slice(&seq.to_ne_bytes());
+        m.extend_from_slice(&0u32.to_ne_bytes());
+        m.extend_from_slice(body);
+        m.resize(align4(m.len()), 0);
+        m
+    }
+
+    #[test]
+    fn error_with_extack_message() {
+        let mut body = Vec::new();
+        body.extend_from_slice(&(-libc::EINVAL).to_ne_bytes());
+        // Echoed header only (capped ack, flag 0x100).
+        body.extend_from_slice(&nlmsg(0x20, 5, 4, &[])[..16]);
+        put_attr(&mut body, NLMSGERR_ATTR_MSG, b"no queue 99\0");
+        let buf = nlmsg(NLMSG_ERROR, NLM_F_ACK_TLVS | 0x100, 4, &body);
+        assert_eq!(
+            parse_replies(&buf, 4),
+            Err(NlError {
+                errno: libc::EINVAL,
+                msg: Some("no queue 99".into())
+            })
+        );
+    }
+
+    #[test]
+    fn data_then_ack() {
+        let mut d = vec![NETDEV_CMD_BIND_RX, 1, 0, 0];
+        put_attr(&mut d, NETDEV_A_DMABUF_ID, &3u32.to_ne_bytes());
+        let mut buf = nlmsg(0x20, 0, 4, &d);
+        buf.extend(nlmsg(NLMSG_ERROR, 0, 4, &[0, 0, 0, 0]));
+        let r = parse_replies(&buf, 4).unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1], Reply::Ack);
+        let Reply::Data(ref a) = r[0] else { panic!() };
+        assert_eq!(
+            attrs(a),
+            vec![(NETDEV_A_DMABUF_ID, &3u32.to_ne_bytes()[..])]
+        );
+        // Other sequence numbers are ignored.
+        assert_eq!(parse_replies(&buf, 5).unwrap(), vec![]);
+    }
+}
