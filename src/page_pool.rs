@@ -100,7 +100,7 @@ impl PagePool {
         // SAFETY: the pool is live; called from the owning NAPI's poll.
         let raw = unsafe { bindings::dmn_pp_alloc_netmem(self.ptr.as_ptr()) };
         // INVARIANT: a non-zero netmem is a buffer of this pool we now hold.
-        (raw != 0).then_some(Netmem {
+        (raw != 0).then(|| Netmem {
             raw,
             pool: self.ptr,
             _p: PhantomData,

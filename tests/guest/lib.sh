@@ -27,6 +27,11 @@ run_test() {
 		echo "$out" | tail -n 20 | sed "s|^|  $name: |"
 		fail "$name" "exit $rc"
 	fi
+	# Processes a failed test left behind would keep bindings and namespaces.
+	pkill -x ncdevmem 2>/dev/null
+	pkill -x ncdevmem-rs 2>/dev/null
+	pkill -x dmn-xfer 2>/dev/null
+	sleep 0.3
 	ip netns del peer 2>/dev/null
 	grep -q '^devmemnic ' /proc/modules && rmmod devmemnic 2>/dev/null
 	return 0

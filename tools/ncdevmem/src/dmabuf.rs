@@ -158,26 +158,35 @@ impl Dmabuf {
         Ok(())
     }
 
-    /// Lends `len` bytes at `offset` to `f`, bracketed by `DMA_BUF_IOCTL_SYNC`.
-    pub fn with_bytes<R>(
-        &self,
-        offset: u64,
-        len: usize,
-        f: impl FnOnce(&[u8]) -> R,
-    ) -> io::Result<R> {
+    /// Runs `f` with read access to the mapping, bracketed by one pair of
+    /// `DMA_BUF_IOCTL_SYNC` calls (a sync walks the whole buffer: one pair per
+    /// batch of frags, not per frag).
+    pub fn read_session<R>(&self, f: impl FnOnce(&Reader<'_>) -> R) -> io::Result<R> {
+        self.sync(DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ)?;
+        let r = f(&Reader { buf: self });
+        self.sync(DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ)?;
+        Ok(r)
+    }
+}
+
+/// Read access to a dma-buf inside [`Dmabuf::read_session`].
+pub struct Reader<'a> {
+    buf: &'a Dmabuf,
+}
+
+impl Reader<'_> {
+    /// The `len` bytes at `offset`, or an error if they are outside the buffer.
+    pub fn bytes(&self, offset: u64, len: usize) -> io::Result<&[u8]> {
         let off =
             usize::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
-        if off.checked_add(len).is_none_or(|end| end > self.size) {
+        if off.checked_add(len).is_none_or(|end| end > self.buf.size) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("frag {off}+{len} outside the dma-buf"),
             ));
         }
-        self.sync(DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ)?;
-        // SAFETY: in bounds of the live mapping (checked above).
-        let r = f(unsafe { std::slice::from_raw_parts(self.map.add(off), len) });
-        self.sync(DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ)?;
-        Ok(r)
+        // SAFETY: in bounds of the live mapping (checked above), which outlives `self`.
+        Ok(unsafe { std::slice::from_raw_parts(self.buf.map.add(off), len) })
     }
 }
 
