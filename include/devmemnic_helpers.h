@@ -57,6 +57,7 @@ struct device *dmn_netdev_parent(struct net_device *dev);
 u64 dmn_netdev_features(const struct net_device *dev);
 bool dmn_netif_rxfh_configured(const struct net_device *dev);
 bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
+void dmn_device_get(struct device *dev);
 void dmn_this_module_get(void);
 void dmn_this_module_put(void);
 void dmn_rtnl_lock(void);
@@ -111,6 +112,7 @@ struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struc
 void dmn_page_pool_destroy(struct page_pool *pool);
 bool dmn_page_pool_has_provider(const struct page_pool *pool);
 bool dmn_page_pool_allows_unreadable(const struct page_pool *pool);
+long dmn_page_pool_outstanding(struct page_pool *pool);
 int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev);
 struct sk_buff *dmn_alloc_test_frame(unsigned int len);
 unsigned long dmn_pp_alloc_netmem(struct page_pool *pool);

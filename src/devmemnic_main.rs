@@ -6,6 +6,7 @@
 //! layer holding every `unsafe` block; the rest is driver logic in safe Rust.
 
 mod bindings;
+mod delay;
 mod dma;
 mod errno;
 mod ethtool;

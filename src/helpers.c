@@ -190,6 +190,11 @@ bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx)
 	return READ_ONCE(__netif_get_rx_queue(dev, idx)->mp_params.mp_priv) != NULL;
 }
 
+void dmn_device_get(struct device *dev)
+{
+	get_device(dev);
+}
+
 /*
  * A devmem binding's dma-buf attachment points at our parent device, and the
  * binding can outlive the net device (the netlink socket holds it): the module
@@ -454,6 +459,26 @@ void dmn_page_pool_destroy(struct page_pool *pool)
 bool dmn_page_pool_has_provider(const struct page_pool *pool)
 {
 	return pool->mp_priv != NULL;
+}
+
+/*
+ * Buffers of a pool that are neither back in the pool (alloc cache, recycle
+ * ring) nor released: held by skbs, sockets or userspace tokens. For a pool
+ * that no longer allocates (retired), this only goes down.
+ */
+long dmn_page_pool_outstanding(struct page_pool *pool)
+{
+	long held = (s32)(READ_ONCE(pool->pages_state_hold_cnt) -
+			  atomic_read(&pool->pages_state_release_cnt));
+	long cached = READ_ONCE(pool->alloc.count);
+	int i;
+
+	spin_lock_bh(&pool->ring.consumer_lock);
+	for (i = 0; i < pool->ring.size; i++)
+		if (READ_ONCE(pool->ring.queue[i]))
+			cached++;
+	spin_unlock_bh(&pool->ring.consumer_lock);
+	return held - cached;
 }
 
 bool dmn_page_pool_allows_unreadable(const struct page_pool *pool)

@@ -46,12 +46,6 @@ impl Test {
     }
 }
 
-/// Sleeps `ms` milliseconds (a case waiting for NAPI, say).
-pub(crate) fn msleep(ms: u32) {
-    // SAFETY: KUnit cases run in process context, where sleeping is allowed.
-    unsafe { bindings::dmn_msleep(ms) };
-}
-
 /// Builds a `struct kunit_case` in a constant context.
 #[doc(hidden)]
 pub(crate) const fn case(

@@ -297,6 +297,10 @@ pub(crate) trait QueueMgmt: NetDevOps {
     /// Builds complete new memory for RX queue `idx`, not yet in use.
     fn queue_mem_alloc(dev: &NetDev, data: &Self::Priv, idx: u32) -> Result<Self::QueueMem>;
 
+    /// Frees memory the core no longer needs (old memory after a restart, or
+    /// new memory after a failed one).
+    fn queue_mem_free(dev: &NetDev, data: &Self::Priv, mem: Self::QueueMem);
+
     /// Stops RX queue `idx` and hands back its memory (if it had any).
     fn queue_stop(dev: &NetDev, data: &Self::Priv, idx: u32) -> Result<Option<Self::QueueMem>>;
 
@@ -355,9 +359,14 @@ impl<T: QueueMgmt> QueueTable<T> {
     /// # Safety
     ///
     /// As for `alloc`.
-    unsafe extern "C" fn free(_dev: *mut bindings::net_device, slot: *mut c_void) {
-        // SAFETY: the slot is one the core gave to `alloc` or `stop`.
-        drop(unsafe { Self::take(slot) });
+    unsafe extern "C" fn free(dev: *mut bindings::net_device, slot: *mut c_void) {
+        // SAFETY: the slot is one the core gave to `alloc` or `stop`; the device is
+        // a live device of ours.
+        let (mem, nd, data) =
+            unsafe { (Self::take(slot), NetDev::from_raw(dev), priv_of::<T>(dev)) };
+        if let Some(mem) = mem {
+            T::queue_mem_free(nd, data, mem);
+        }
     }
 
     /// # Safety

@@ -11,6 +11,7 @@ use crate::{
     ethtool::{Channels, EthtoolOps, Extack, RingParams},
     module_ref::ModuleRef,
     napi::Napi,
+    netdev::Rtnl,
     netdev::{
         LinkStats, NetDev, NetDevAlloc, NetDevConfig, NetDevOps, NetDevPair, QueueMgmt,
         QueueRxStats, QueueTxStats, TxOutcome,
@@ -119,7 +120,50 @@ pub(crate) struct Side {
     pub(crate) steering: RcuBox<Steering>,
     /// Configured TCP data split; queues pick it up when their memory is (re)built.
     pub(crate) header_split: AtomicBool,
+    /// Retired devmem queue memory whose buffers are still out (see `retire`).
+    #[pin]
+    graveyard: kernel::sync::Mutex<KVec<Option<QueueMem>>>,
     pub(crate) parent: PlatformDevice,
+}
+
+impl Side {
+    /// Frees queue memory taken out of a queue, or keeps it while its devmem
+    /// buffers are out. Destroying a devmem pool with buffers out defers its
+    /// release, which then frees the binding and detaches the dma-buf from our
+    /// parent device, possibly after the module is gone. Kept here, the pool
+    /// takes its buffers back and is destroyed (released at once) by `reap`.
+    pub(crate) fn retire(&self, mem: Option<QueueMem>) {
+        let Some(mem) = mem else { return };
+        if mem.is_devmem() && mem.outstanding() > 0 {
+            let mut g = self.graveyard.lock();
+            match g.iter_mut().find(|s| s.is_none()) {
+                Some(slot) => *slot = Some(mem),
+                None => {
+                    if let Err(e) = g.push(Some(mem), GFP_KERNEL) {
+                        // Nowhere to keep it: keep the parent device instead.
+                        pr_warn!("no memory to keep a retired devmem queue ({:?})\n", e);
+                        self.parent.pin_forever();
+                    }
+                }
+            }
+        }
+        self.reap();
+    }
+
+    /// Frees retired memory whose buffers have all come back; returns how much
+    /// is still kept.
+    pub(crate) fn reap(&self) -> usize {
+        let mut g = self.graveyard.lock();
+        let mut kept = 0;
+        for slot in g.iter_mut() {
+            match slot {
+                Some(m) if m.outstanding() > 0 => kept += 1,
+                Some(_) => drop(slot.take()),
+                None => {}
+            }
+        }
+        kept
+    }
 }
 
 /// The state both devices of a pair share.
@@ -179,6 +223,7 @@ fn new_side(parent: PlatformDevice, queues: u32) -> Result<impl PinInit<Side, Er
         txqs,
         steering <- RcuBox::new(steering),
         header_split: AtomicBool::new(true),
+        graveyard <- kernel::new_mutex!(KVec::new()),
         parent,
     }? Error))
 }
@@ -285,11 +330,41 @@ impl Pair {
     }
 }
 
+/// How long teardown waits for page pools with buffers in flight.
+const POOL_RELEASE_WAIT_MS: u32 = 30_000;
+
 impl Drop for Pair {
     fn drop(&mut self) {
-        // Unregistering stops both devices (NAPIs disabled, queue memory freed);
-        // then the NAPIs leave the devices, and the devices are freed as `devs`
-        // drops, while `state` still holds the queues.
+        // Close both devices first: that retires their queue memory. Devmem pools
+        // with buffers still out are kept (`Side::retire`) until the buffers come
+        // back, so that their release, which frees the binding and detaches the
+        // dma-buf from our parent device, happens while the parent lives. Wait
+        // for them, then unregister (NAPIs leave the devices, which are freed as
+        // `devs` drops while `state` still holds the queues).
+        {
+            let rtnl = Rtnl::lock();
+            self.devs.dev(0).close(&rtnl);
+            self.devs.dev(1).close(&rtnl);
+        }
+        for side in 0..2 {
+            let s = self.state.side(side);
+            let mut waited = 0;
+            while s.reap() > 0 && waited < POOL_RELEASE_WAIT_MS {
+                if waited == 0 {
+                    pr_info!("waiting for devmem buffers still out to return\n");
+                }
+                crate::delay::msleep(50);
+                waited += 50;
+            }
+            if s.reap() > 0 {
+                // A process still holds buffers: never free the parent under them.
+                pr_warn!(
+                    "devmem buffers still out after {} s; keeping the parent device\n",
+                    POOL_RELEASE_WAIT_MS / 1000
+                );
+                s.parent.pin_forever();
+            }
+        }
         self.devs.unregister();
         Self::del_napis(&self.state);
     }
@@ -304,7 +379,7 @@ impl Nic {
         for q in me.rxqs.iter().take(active as usize) {
             q.refresh_binding(dev);
             let mem = QueueMem::new(dev, q, split)?;
-            q.napi.with_state(|st, _| st.install(mem));
+            me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
             q.napi.enable(dev, q.index);
         }
         Ok(())
@@ -314,7 +389,7 @@ impl Nic {
     fn stop_queues(dev: &NetDev, data: &NicPriv) {
         for q in data.me().rxqs.iter() {
             q.napi.disable(dev, q.index);
-            q.napi.with_state(|st, _| st.remove());
+            data.me().retire(q.napi.with_state(|st, off| st.take(off)));
             q.stats.drops.add_shared(q.ring.purge());
         }
     }
@@ -510,10 +585,15 @@ impl QueueMgmt for Nic {
         Ok(q.napi.with_state(|st, off| st.take(off)))
     }
 
+    fn queue_mem_free(_dev: &NetDev, data: &NicPriv, mem: QueueMem) {
+        data.me().retire(Some(mem));
+    }
+
     fn queue_start(dev: &NetDev, data: &NicPriv, idx: u32, mem: &mut Option<QueueMem>) -> Result {
         let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
         if let Some(m) = mem.take() {
-            q.napi.with_state(|st, _| st.install(m));
+            let me = data.me();
+            me.retire(q.napi.with_state(|st, off| st.install(m, off)));
         }
         q.napi.enable(dev, idx);
         q.napi.schedule();
@@ -581,7 +661,7 @@ impl EthtoolOps for Nic {
                     return Err(e);
                 }
             };
-            q.napi.with_state(|st, _| st.install(mem));
+            me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
         }
         Ok(())
     }
@@ -614,7 +694,7 @@ impl EthtoolOps for Nic {
                 .take(req.rx.saturating_sub(old_rx) as usize)
             {
                 let mem = QueueMem::new(dev, q, split)?;
-                q.napi.with_state(|st, _| st.install(mem));
+                me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
                 q.napi.enable(dev, q.index);
             }
             for q in me
@@ -624,7 +704,7 @@ impl EthtoolOps for Nic {
                 .take(old_rx.saturating_sub(req.rx) as usize)
             {
                 q.napi.disable(dev, q.index);
-                q.napi.with_state(|st, _| st.remove());
+                data.me().retire(q.napi.with_state(|st, off| st.take(off)));
                 q.stats.drops.add_shared(q.ring.purge());
             }
         }

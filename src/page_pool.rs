@@ -73,6 +73,13 @@ impl PagePool {
         unsafe { bindings::dmn_page_pool_has_provider(self.ptr.as_ptr()) }
     }
 
+    /// Buffers handed out and not yet back in the pool or released.
+    pub(crate) fn outstanding(&self) -> isize {
+        // SAFETY: the pool is live (type invariant); the helper takes the ring's
+        // consumer lock itself.
+        unsafe { bindings::dmn_page_pool_outstanding(self.ptr.as_ptr()) }
+    }
+
     /// Whether the pool was created with `PP_FLAG_ALLOW_UNREADABLE_NETMEM`.
     pub(crate) fn allows_unreadable(&self) -> bool {
         // SAFETY: the pool is live (type invariant).

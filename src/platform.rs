@@ -73,6 +73,18 @@ impl PlatformDevice {
     }
 }
 
+impl PlatformDevice {
+    /// Keeps the device's memory alive after this handle unregisters it, for
+    /// kernel objects that point at it and outlive the module (a dma-buf
+    /// attachment whose release is still pending). Only for that case: the
+    /// reference is never dropped.
+    pub(crate) fn pin_forever(&self) {
+        // SAFETY: the device is registered (type invariant); taking a reference
+        // has no other precondition.
+        unsafe { bindings::dmn_device_get(self.as_raw_device()) };
+    }
+}
+
 impl Drop for PlatformDevice {
     fn drop(&mut self) {
         // SAFETY: `ptr` is registered and not yet unregistered (type invariant);

@@ -78,6 +78,11 @@ impl QueueMem {
         (&self.header, &self.payload)
     }
 
+    /// Payload buffers still out (in skbs, sockets, or userspace as tokens).
+    pub(crate) fn outstanding(&self) -> isize {
+        self.payload.outstanding()
+    }
+
     /// Whether this memory splits TCP headers from payload.
     pub(crate) fn splits(&self) -> bool {
         self.split
@@ -94,18 +99,15 @@ impl RxState {
         Self { mem: None }
     }
 
-    /// Swaps in new memory; old pools are destroyed here (NAPI is disabled).
-    pub(crate) fn install(&mut self, mem: QueueMem) {
+    /// Swaps in new memory, handing back the old (see [`RxState::take`]).
+    pub(crate) fn install(&mut self, mem: QueueMem, off: &NapiOff) -> Option<QueueMem> {
+        let old = self.take(off);
         self.mem = Some(mem);
+        old
     }
 
-    /// Frees the memory.
-    pub(crate) fn remove(&mut self) {
-        self.mem = None;
-    }
-
-    /// Takes the memory out for a queue restart; its pools leave the NAPI, which
-    /// will run again on other memory before these are freed.
+    /// Takes the memory out; its pools leave the NAPI, which may run again on
+    /// other memory before these are freed (see `Side::retire`).
     pub(crate) fn take(&mut self, off: &NapiOff) -> Option<QueueMem> {
         let mem = self.mem.take()?;
         mem.header.detach_napi(off);

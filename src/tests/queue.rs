@@ -96,7 +96,7 @@ fn restart_swaps_memory_and_keeps_frames(test: &mut Test) {
     // The restarted queue's NAPI receives what waited (into host memory).
     let mut waited = 0;
     while !q.ring.is_empty() && waited < 100 {
-        crate::kunit::msleep(10);
+        crate::delay::msleep(10);
         waited += 1;
     }
     kunit_expect!(test, q.ring.is_empty());
