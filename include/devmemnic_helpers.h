@@ -113,6 +113,7 @@ void dmn_page_pool_destroy(struct page_pool *pool);
 bool dmn_page_pool_has_provider(const struct page_pool *pool);
 bool dmn_page_pool_allows_unreadable(const struct page_pool *pool);
 long dmn_page_pool_outstanding(struct page_pool *pool);
+void dmn_page_pool_debug(struct page_pool *pool);
 int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev);
 struct sk_buff *dmn_alloc_test_frame(unsigned int len);
 unsigned long dmn_pp_alloc_netmem(struct page_pool *pool);

@@ -481,6 +481,19 @@ long dmn_page_pool_outstanding(struct page_pool *pool)
 	return held - cached;
 }
 
+void dmn_page_pool_debug(struct page_pool *pool)
+{
+	int i, ring = 0;
+
+	for (i = 0; i < pool->ring.size; i++)
+		if (READ_ONCE(pool->ring.queue[i]))
+			ring++;
+	pr_info("devmemnic: pool %px hold %u release %d alloc.count %u ring %d/%d user_cnt %d mp %px\n",
+		pool, READ_ONCE(pool->pages_state_hold_cnt),
+		atomic_read(&pool->pages_state_release_cnt), pool->alloc.count, ring,
+		pool->ring.size, refcount_read(&pool->user_cnt), pool->mp_priv);
+}
+
 bool dmn_page_pool_allows_unreadable(const struct page_pool *pool)
 {
 	return pool->slow.flags & PP_FLAG_ALLOW_UNREADABLE_NETMEM;

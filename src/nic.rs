@@ -335,23 +335,24 @@ const POOL_RELEASE_WAIT_MS: u32 = 30_000;
 
 impl Drop for Pair {
     fn drop(&mut self) {
-        // Close both devices first: that retires their queue memory. Devmem pools
-        // with buffers still out are kept (`Side::retire`) until the buffers come
-        // back, so that their release, which frees the binding and detaches the
-        // dma-buf from our parent device, happens while the parent lives. Wait
-        // for them, then unregister (NAPIs leave the devices, which are freed as
-        // `devs` drops while `state` still holds the queues).
-        {
-            let rtnl = Rtnl::lock();
-            self.devs.dev(0).close(&rtnl);
-            self.devs.dev(1).close(&rtnl);
-        }
+        // Unregistering closes both devices (NAPIs disabled, queue memory
+        // retired) and deleting the NAPIs frees what GRO still held. Devmem
+        // pools with buffers still out are kept (`Side::retire`) until the
+        // buffers come back, so their release, which frees the binding and
+        // detaches the dma-buf from our parent device, happens while the parent
+        // lives: wait for them here. The devices are freed as `devs` drops, and
+        // the parents with `state`, after this.
+        self.devs.unregister();
+        Self::del_napis(&self.state);
         for side in 0..2 {
             let s = self.state.side(side);
             let mut waited = 0;
             while s.reap() > 0 && waited < POOL_RELEASE_WAIT_MS {
-                if waited == 0 {
+                if waited % 5000 == 0 {
                     pr_info!("waiting for devmem buffers still out to return\n");
+                    for m in s.graveyard.lock().iter().flatten() {
+                        m.debug();
+                    }
                 }
                 crate::delay::msleep(50);
                 waited += 50;
@@ -365,8 +366,6 @@ impl Drop for Pair {
                 s.parent.pin_forever();
             }
         }
-        self.devs.unregister();
-        Self::del_napis(&self.state);
     }
 }
 

@@ -80,6 +80,12 @@ impl PagePool {
         unsafe { bindings::dmn_page_pool_outstanding(self.ptr.as_ptr()) }
     }
 
+    /// Logs the pool's accounting (debug).
+    pub(crate) fn debug(&self) {
+        // SAFETY: the pool is live.
+        unsafe { bindings::dmn_page_pool_debug(self.ptr.as_ptr()) }
+    }
+
     /// Whether the pool was created with `PP_FLAG_ALLOW_UNREADABLE_NETMEM`.
     pub(crate) fn allows_unreadable(&self) -> bool {
         // SAFETY: the pool is live (type invariant).

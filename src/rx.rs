@@ -83,6 +83,11 @@ impl QueueMem {
         self.payload.outstanding()
     }
 
+    /// Logs the payload pool's accounting (debug).
+    pub(crate) fn debug(&self) {
+        self.payload.debug()
+    }
+
     /// Whether this memory splits TCP headers from payload.
     pub(crate) fn splits(&self) -> bool {
         self.split

@@ -11,7 +11,7 @@ use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
 use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
 use ncdevmem_rs::netlink::bind_rx;
 use ncdevmem_rs::pattern::Pattern;
-use ncdevmem_rs::tokens::{TokenBatch, TokenRange, MAX_RANGES};
+use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange, MAX_RANGES};
 use socket2::{Domain, Socket, Type};
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr};
@@ -144,9 +144,12 @@ impl Summary {
     }
 }
 
+/// Returns tokens; the kernel frees every token of a call that respects its
+/// limits (see `tokens::calls`), and says how many it freed.
 fn return_tokens(fd: i32, ranges: &[TokenRange]) -> io::Result<u64> {
     let mut freed = 0;
-    for chunk in ranges.chunks(MAX_RANGES) {
+    for chunk in calls(ranges) {
+        let chunk = &chunk[..];
         // SAFETY: `chunk` is an array of `struct dmabuf_token` of the size given.
         let r = unsafe {
             libc::setsockopt(

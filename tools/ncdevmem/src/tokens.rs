@@ -1,10 +1,14 @@
 //! Returning devmem buffers: tokens batched for `SO_DEVMEM_DONTNEED`.
 //!
 //! The kernel takes at most 128 token ranges per call (6.12:
-//! `MAX_DONTNEED_TOKENS`); contiguous tokens are merged into one range.
+//! `MAX_DONTNEED_TOKENS`) and frees at most 1024 tokens per call
+//! (`MAX_DONTNEED_FRAGS`), silently ignoring the rest; contiguous tokens are
+//! merged into one range, and calls are cut to respect both limits.
 
 /// Most ranges the kernel accepts in one `SO_DEVMEM_DONTNEED`.
 pub const MAX_RANGES: usize = 128;
+/// Most tokens the kernel frees in one `SO_DEVMEM_DONTNEED`.
+pub const MAX_TOKENS: u32 = 1024;
 
 /// `struct dmabuf_token`.
 #[repr(C)]
@@ -34,20 +38,18 @@ impl TokenBatch {
         }
     }
 
-    /// Adds a token; returns true when the batch should be flushed.
+    /// Adds a token; returns true when the batch should be flushed (as many
+    /// ranges as the limit, or as many tokens as one call frees).
     pub fn push(&mut self, token: u32) -> bool {
         self.pending += 1;
-        if let Some(last) = self.ranges.last_mut() {
-            if last.start.checked_add(last.count) == Some(token) {
-                last.count += 1;
-                return self.ranges.len() >= self.limit;
-            }
+        match self.ranges.last_mut() {
+            Some(last) if last.start.checked_add(last.count) == Some(token) => last.count += 1,
+            _ => self.ranges.push(TokenRange {
+                start: token,
+                count: 1,
+            }),
         }
-        self.ranges.push(TokenRange {
-            start: token,
-            count: 1,
-        });
-        self.ranges.len() >= self.limit
+        self.ranges.len() >= self.limit || self.pending >= u64::from(MAX_TOKENS)
     }
 
     /// The pending ranges, at most `MAX_RANGES`.
@@ -65,6 +67,35 @@ impl TokenBatch {
         self.ranges.clear();
         self.pending = 0;
     }
+}
+
+/// Cuts `ranges` into `SO_DEVMEM_DONTNEED` calls of at most `MAX_RANGES`
+/// ranges and `MAX_TOKENS` tokens each, splitting ranges where needed.
+pub fn calls(ranges: &[TokenRange]) -> Vec<Vec<TokenRange>> {
+    let mut out: Vec<Vec<TokenRange>> = Vec::new();
+    let mut cur: Vec<TokenRange> = Vec::new();
+    let mut tokens = 0u32;
+    for r in ranges {
+        let mut r = *r;
+        while r.count > 0 {
+            if cur.len() == MAX_RANGES || tokens == MAX_TOKENS {
+                out.push(std::mem::take(&mut cur));
+                tokens = 0;
+            }
+            let n = r.count.min(MAX_TOKENS - tokens);
+            cur.push(TokenRange {
+                start: r.start,
+                count: n,
+            });
+            tokens += n;
+            r.start += n;
+            r.count -= n;
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -105,6 +136,69 @@ mod tests {
         let mut b = TokenBatch::new(4);
         assert!(!b.push(1) && !b.push(3) && !b.push(5));
         assert!(b.push(7));
+    }
+
+    #[test]
+    fn batches_stop_at_the_kernels_token_limit() {
+        // Contiguous tokens make one range: the token count must end the batch.
+        let mut b = TokenBatch::new(128);
+        let mut flushed_at = None;
+        for t in 0..5000u32 {
+            if b.push(t) {
+                flushed_at = Some(t);
+                break;
+            }
+        }
+        assert_eq!(flushed_at, Some(MAX_TOKENS - 1));
+        assert_eq!(
+            b.ranges(),
+            &[TokenRange {
+                start: 0,
+                count: MAX_TOKENS
+            }]
+        );
+    }
+
+    #[test]
+    fn calls_respect_both_limits_and_cover_every_token() {
+        let ranges = vec![
+            TokenRange {
+                start: 0,
+                count: 3000,
+            },
+            TokenRange {
+                start: 5000,
+                count: 1,
+            },
+            TokenRange {
+                start: 7000,
+                count: 10,
+            },
+        ];
+        let mut many: Vec<TokenRange> = (0..300)
+            .map(|i| TokenRange {
+                start: 10_000 + 2 * i,
+                count: 1,
+            })
+            .collect();
+        many.extend(ranges);
+        let cs = calls(&many);
+        let mut seen = Vec::new();
+        for c in &cs {
+            assert!(c.len() <= MAX_RANGES);
+            assert!(c.iter().map(|r| r.count).sum::<u32>() <= MAX_TOKENS);
+            for r in c {
+                seen.extend(r.start..r.start + r.count);
+            }
+        }
+        let mut want: Vec<u32> = many
+            .iter()
+            .flat_map(|r| r.start..r.start + r.count)
+            .collect();
+        seen.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(seen, want);
+        assert!(calls(&[]).is_empty());
     }
 
     #[test]
