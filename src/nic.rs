@@ -11,7 +11,6 @@ use crate::{
     ethtool::{Channels, EthtoolOps, Extack, RingParams},
     module_ref::ModuleRef,
     napi::Napi,
-    netdev::Rtnl,
     netdev::{
         LinkStats, NetDev, NetDevAlloc, NetDevConfig, NetDevOps, NetDevPair, QueueMgmt,
         QueueRxStats, QueueTxStats, TxOutcome,
