@@ -58,6 +58,7 @@ u64 dmn_netdev_features(const struct net_device *dev);
 bool dmn_netif_rxfh_configured(const struct net_device *dev);
 bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
 void dmn_device_get(struct device *dev);
+void dmn_flush_deferred_skbs(void);
 void dmn_this_module_get(void);
 void dmn_this_module_put(void);
 void dmn_rtnl_lock(void);

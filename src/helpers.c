@@ -11,6 +11,9 @@
 #include <net/netdev_rx_queue.h>
 #include <net/page_pool/helpers.h>
 #include <linux/rtnetlink.h>
+#include <net/net_namespace.h>
+#include <linux/workqueue.h>
+#include <linux/cpu.h>
 #include <linux/dma-mapping.h>
 #include <linux/highmem.h>
 #include <linux/delay.h>
@@ -188,6 +191,38 @@ bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx)
 	if (idx >= dev->num_rx_queues)
 		return false;
 	return READ_ONCE(__netif_get_rx_queue(dev, idx)->mp_params.mp_priv) != NULL;
+}
+
+/*
+ * Skbs that TCP freed on another CPU wait on that CPU's defer list until its
+ * next NET_RX softirq (skb_attempt_defer_free()); on an idle CPU that can be
+ * forever, with devmem buffers in their frags. raise_softirq() is not exported:
+ * on each CPU, an empty skb handed to loopback's backlog raises NET_RX there
+ * (net_rx_action() flushes the defer list first); the stack drops the skb as
+ * an unhandled protocol (lo's rx_nohandler).
+ */
+static long dmn_kick_net_rx(void *unused)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+
+	if (!skb)
+		return -ENOMEM;
+	skb->dev = init_net.loopback_dev;
+	skb->protocol = 0;
+	local_bh_disable();
+	netif_rx(skb);
+	local_bh_enable();
+	return 0;
+}
+
+void dmn_flush_deferred_skbs(void)
+{
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, dmn_kick_net_rx, NULL);
+	cpus_read_unlock();
 }
 
 void dmn_device_get(struct device *dev)

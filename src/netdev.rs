@@ -841,6 +841,14 @@ impl<T: OpsTables> Drop for NetDevPair<T> {
     }
 }
 
+/// Frees skbs parked on CPUs' defer lists (and the page-pool buffers in them)
+/// by running the NET_RX softirq on every CPU; sleeps.
+pub(crate) fn flush_deferred_skbs() {
+    // SAFETY: process context (callers may sleep); raising a softirq on each CPU
+    // has no other precondition.
+    unsafe { bindings::dmn_flush_deferred_skbs() };
+}
+
 /// The feature flags devmemnic devices advertise.
 pub(crate) fn default_features() -> u64 {
     // SAFETY: returns a constant.

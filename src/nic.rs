@@ -346,7 +346,11 @@ impl Drop for Pair {
         for side in 0..2 {
             let s = self.state.side(side);
             let mut waited = 0;
-            while s.reap() > 0 && waited < POOL_RELEASE_WAIT_MS {
+            while {
+                crate::netdev::flush_deferred_skbs();
+                s.reap() > 0
+            } && waited < POOL_RELEASE_WAIT_MS
+            {
                 if waited % 5000 == 0 {
                     pr_info!("waiting for devmem buffers still out to return\n");
                     for m in s.graveyard.lock().iter().flatten() {

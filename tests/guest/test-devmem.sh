@@ -15,12 +15,13 @@ devmem_nic_setup() {
 		src-port "$port" dst-port "$port" queue 8 >/dev/null || return 1
 }
 
-# ncdevmem-rs server in the peer namespace; prints its summary to $2.
+# Starts an ncdevmem-rs server in the peer namespace (summary to $2) as a
+# child of this shell; its pid is left in RS_PID (for `wait`).
 rs_server() { # port outfile [extra args]
 	local port="$1" out="$2"
 	shift 2
 	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -c 10.9.0.1 -p "$port" -f dmnic1 "$@" >"$out" 2>"$out.err" &
-	echo $!
+	RS_PID=$!
 }
 
 # Waits (up to 120 s: binding a 64 MB dma-buf is slow under TCG) until
@@ -83,7 +84,8 @@ rs_provider() { # provider
 	setup_pair || return 1
 	devmem_nic_setup 5202 || return 1
 	local bytes=$((128 * MIB)) pid
-	pid=$(rs_server 5202 /tmp/rs.out -v 7 --provider "$1")
+	rs_server 5202 /tmp/rs.out -v 7 --provider "$1"
+	pid=$RS_PID
 	wait_listen 5202 || return 1
 	ncdevmem-rs -s 10.9.0.2 -p 5202 -v 7 --bytes $bytes >/tmp/rs.client || return 1
 	wait $pid || { cat /tmp/rs.out.err | tail -3; return 1; }
@@ -95,7 +97,8 @@ bound_queue_guards() {
 	setup_pair || return 1
 	devmem_nic_setup 5203 || return 1
 	local pid out
-	pid=$(rs_server 5203 /tmp/g.out -v 7)
+	rs_server 5203 /tmp/g.out -v 7
+	pid=$RS_PID
 	wait_listen 5203 || return 1
 	out=$(ip netns exec peer ethtool -G dmnic1 tcp-data-split off 2>&1) && { echo "split off while bound"; return 1; }
 	echo "$out" | grep -q "needs TCP data split" || { echo "no reason given: $out"; return 1; }
@@ -123,7 +126,8 @@ token_exhaustion() {
 	local bytes=$((64 * MIB)) pid af0 retr0
 	af0=$(stat_of dmnic1 rx8_alloc_fail peer)
 	retr0=$(awk '/^Tcp:/ && ++n == 2 { print $13 }' /proc/net/snmp)
-	pid=$(rs_server 5204 /tmp/x.out -v 7 --size $((2 * MIB)) --hold-tokens-secs 3)
+	rs_server 5204 /tmp/x.out -v 7 --size $((2 * MIB)) --hold-tokens-secs 3
+	pid=$RS_PID
 	wait_listen 5204 || return 1
 	ncdevmem-rs -s 10.9.0.2 -p 5204 -v 7 --bytes $bytes >/dev/null || return 1
 	wait $pid || { tail -3 /tmp/x.out.err; return 1; }
@@ -148,7 +152,8 @@ bind_unbind_loop() {
 	local i fails=0 cycles=${CYCLES:-20}
 	for i in $(seq 1 "$cycles"); do
 		local pid
-		pid=$(rs_server 5205 /tmp/l.out -v 7)
+		rs_server 5205 /tmp/l.out -v 7
+		pid=$RS_PID
 		wait_listen 5205 || { fails=$((fails + 1)); kill $pid; continue; }
 		ncdevmem-rs -s 10.9.0.2 -p 5205 -v 7 --bytes $((2 * MIB)) >/dev/null || fails=$((fails + 1))
 		wait $pid || fails=$((fails + 1))
@@ -158,7 +163,14 @@ bind_unbind_loop() {
 	wait 2>/dev/null
 	echo "info: $cycles bind/transfer/unbind cycles under traffic, $fails failures"
 	[ "$fails" = 0 ] || return 1
+	dmesg -c >/dev/null
 	rmmod devmemnic || { echo "rmmod after the loop failed"; return 1; }
+	# Every devmem buffer came back: teardown found no retired pool waiting.
+	if dmesg | grep -q "devmem buffers still out"; then
+		echo "devmem buffers leaked"
+		return 1
+	fi
+	echo "info: after rmmod: no devmem buffer outstanding"
 }
 
 run_test devmem/upstream-ncdevmem-1GiB upstream_ncdevmem
