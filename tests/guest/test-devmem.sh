@@ -118,15 +118,15 @@ bound_queue_guards() {
 	rmmod devmemnic || { echo "rmmod after unbind failed"; return 1; }
 }
 
-# A small dma-buf and tokens withheld: the queue runs dry (counted buffer
+# A small dma-buf (4 MB for 16 MiB) and tokens withheld: the queue runs dry (counted buffer
 # allocation failures, TCP retransmits), then recovers, every byte valid.
 token_exhaustion() {
 	setup_pair || return 1
 	devmem_nic_setup 5204 || return 1
-	local bytes=$((64 * MIB)) pid af0 retr0
+	local bytes=$((16 * MIB)) pid af0 retr0
 	af0=$(stat_of dmnic1 rx8_alloc_fail peer)
 	retr0=$(awk '/^Tcp:/ && ++n == 2 { print $13 }' /proc/net/snmp)
-	rs_server 5204 /tmp/x.out -v 7 --size $((2 * MIB)) --hold-tokens-secs 3
+	rs_server 5204 /tmp/x.out -v 7 --size $((4 * MIB)) --hold-tokens-secs 3
 	pid=$RS_PID
 	wait_listen 5204 || return 1
 	ncdevmem-rs -s 10.9.0.2 -p 5204 -v 7 --bytes $bytes >/dev/null || return 1

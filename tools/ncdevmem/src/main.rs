@@ -203,6 +203,11 @@ fn server(o: &Opts) -> io::Result<bool> {
     let (conn, peer) = sock.accept()?;
     eprintln!("connection from {:?}", peer.as_socket());
     let fd = conn.as_raw_fd();
+    if o.hold > 0 {
+        // Held tokens can starve the NIC of buffers, so no data may arrive: wake up
+        // to return them when the hold ends.
+        conn.set_read_timeout(Some(Duration::from_millis(200)))?;
+    }
     let mut pattern = if o.validate >= 2 {
         Pattern::new(o.validate)
     } else {
@@ -232,6 +237,11 @@ fn server(o: &Opts) -> io::Result<bool> {
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted || e.kind() == io::ErrorKind::WouldBlock {
+                if !held.is_empty() && Instant::now() >= hold_until {
+                    eprintln!("returning {} held tokens", held.len());
+                    s.tokens_returned += return_tokens(fd, &held)?;
+                    held.clear();
+                }
                 continue;
             }
             return Err(io::Error::new(e.kind(), format!("recvmsg: {e}")));
