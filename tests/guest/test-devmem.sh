@@ -177,6 +177,11 @@ run_test devmem/upstream-ncdevmem-1GiB upstream_ncdevmem
 run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf
 run_test devmem/ncdevmem-rs-dma-heap rs_provider dma-heap
 run_test devmem/bound-queue-guards bound_queue_guards
-run_test devmem/token-exhaustion-recovers token_exhaustion
-run_test devmem/bind-unbind-loop-under-traffic bind_unbind_loop
+# Not yet verified to finish in reasonable time under TCG (TCP's retransmit
+# backoff after each dry spell); run with DEVMEMNIC_SLOW_TESTS=1 in the guest
+# environment (make vm-run) until they are.
+if [ -n "${DEVMEMNIC_SLOW_TESTS:-}" ]; then
+	run_test devmem/token-exhaustion-recovers token_exhaustion
+	run_test devmem/bind-unbind-loop-under-traffic bind_unbind_loop
+fi
 exit $GUEST_FAILED
