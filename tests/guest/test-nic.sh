@@ -226,12 +226,16 @@ malformed_frames() {
 	grep -q "errors=0" /tmp/mf.recv || { echo "flow corrupted: $(cat /tmp/mf.recv)"; return 1; }
 	[ "$(sed 's/.*fnv=\([0-9a-f]*\).*/\1/' /tmp/mf.send)" = "$(sed 's/.*fnv=\([0-9a-f]*\).*/\1/' /tmp/mf.recv)" ] ||
 		{ echo "flow checksums differ"; return 1; }
-	sleep 1
 	local sent=${inj#*sent=}
 	sent=${sent%% *}
-	local tx rx
-	tx=$(($(tx_sum dmnic0) - tx0))
-	rx=$(($(rx_frames dmnic1 peer) - rx0))
+	# Frames still in a ring are not counted yet: wait (up to 5 s) for quiet.
+	local tx rx i
+	for i in $(seq 1 50); do
+		tx=$(($(tx_sum dmnic0) - tx0))
+		rx=$(($(rx_frames dmnic1 peer) - rx0))
+		[ "$tx" = "$rx" ] && break
+		sleep 0.1
+	done
 	echo "info: injected $sent, sender queued $tx frames, receiver took $rx"
 	[ "$sent" -ge 19000 ] || { echo "too few frames injected"; return 1; }
 	[ "$tx" -ge "$sent" ] || { echo "sender queued fewer frames than injected"; return 1; }
