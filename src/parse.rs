@@ -269,51 +269,27 @@ fn parse_ipv6(v: View<'_>) -> Parsed {
     let mut walked = 0;
     loop {
         match next {
-            // Hop-by-hop, routing, destination options: (len + 1) * 8 bytes.
-            0 | 43 | 60 => {
+            // Hop-by-hop, routing, destination options: (len + 1) * 8 bytes;
+            // authentication header: (len + 2) * 4 bytes.
+            0 | 43 | 51 | 60 => {
+                let reject = |r| Parsed {
+                    key: Some(key),
+                    tcp: Err(r),
+                };
                 if walked == MAX_IPV6_EXT_HEADERS || off + 8 > end {
-                    return Parsed {
-                        key: Some(key),
-                        tcp: Err(Reject::BadExtHeaders),
-                    };
+                    return reject(Reject::BadExtHeaders);
                 }
                 if off + 8 > ip.len() {
-                    return Parsed {
-                        key: Some(key),
-                        tcp: Err(Reject::HeadersTooLong),
-                    };
+                    return reject(Reject::HeadersTooLong);
                 }
-                let len = (usize::from(ip[off + 1]) + 1) * 8;
+                let hdr_len = usize::from(ip[off + 1]);
+                let len = if next == 51 {
+                    (hdr_len + 2) * 4
+                } else {
+                    (hdr_len + 1) * 8
+                };
                 if off + len > end {
-                    return Parsed {
-                        key: Some(key),
-                        tcp: Err(Reject::BadExtHeaders),
-                    };
-                }
-                next = ip[off];
-                off += len;
-                walked += 1;
-            }
-            // Authentication header: (len + 2) * 4 bytes.
-            51 => {
-                if walked == MAX_IPV6_EXT_HEADERS || off + 8 > end {
-                    return Parsed {
-                        key: Some(key),
-                        tcp: Err(Reject::BadExtHeaders),
-                    };
-                }
-                if off + 8 > ip.len() {
-                    return Parsed {
-                        key: Some(key),
-                        tcp: Err(Reject::HeadersTooLong),
-                    };
-                }
-                let len = (usize::from(ip[off + 1]) + 2) * 4;
-                if off + len > end {
-                    return Parsed {
-                        key: Some(key),
-                        tcp: Err(Reject::BadExtHeaders),
-                    };
+                    return reject(Reject::BadExtHeaders);
                 }
                 next = ip[off];
                 off += len;
