@@ -23,17 +23,12 @@ ip netns exec peer ip addr add 10.9.0.2/24 dev dmnic1
 ip netns exec peer ip link set dmnic1 up
 sleep 1
 
-d "Receiver NIC setup (as upstream ncdevmem does it):"
-d "  header split on, RSS over queues 0-7, the devmem flow steered to queue 8"
-ip netns exec peer ethtool -G dmnic1 tcp-data-split on
-ip netns exec peer ethtool -X dmnic1 equal 8
-ip netns exec peer ethtool -N dmnic1 flow-type tcp4 src-ip 10.9.0.1 dst-ip 10.9.0.2 \
-	src-port 5201 dst-port 5201 queue 8 >/dev/null || fail "ntuple rule"
-
-d ""
 d "\$ ncdevmem-rs -l -s 10.9.0.2 -c 10.9.0.1 -p 5201 -f dmnic1 -t 8 -q 1 -v 7   (in 'peer')"
+d "  sets dmnic1 up as upstream ncdevmem does (header split on, RSS over queues 0-7, a"
+d "  ntuple rule steering the flow to queue 8) through ethtool netlink and ioctls,"
 d "  allocates a 64 MB udmabuf, binds it to queue 8 (netlink bind-rx), receives with"
-d "  MSG_SOCK_DEVMEM, validates every byte through its dma-buf mapping, returns tokens"
+d "  MSG_SOCK_DEVMEM, validates every byte through its dma-buf mapping, returns tokens,"
+d "  and puts the NIC settings back when it exits"
 ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -c 10.9.0.1 -p 5201 -f dmnic1 -t 8 -q 1 -v 7 \
 	>/tmp/server.out 2>/tmp/server.err &
 spid=$!
@@ -41,6 +36,7 @@ for i in $(seq 1 1200); do
 	ip netns exec peer cat /proc/net/tcp | grep -q ':1451 00000000:0000 0A' && break
 	sleep 0.1
 done
+grep '^dmnic1: ' /tmp/server.err | sed 's/^/DEMO:   /'
 d "\$ ncdevmem-rs -s 10.9.0.2 -p 5201 -v 7 --bytes $BYTES   (here: the sender)"
 ncdevmem-rs -s 10.9.0.2 -p 5201 -v 7 --bytes $BYTES >/tmp/client.out || fail "client"
 wait $spid || { cat /tmp/server.err | tail -3 | sed 's/^/DEMO:   /'; fail "server"; }
@@ -56,6 +52,8 @@ d "Every payload byte went from the sender into the dma-buf without a copy throu
 d "receiver's host memory; the receiver saw offsets and tokens (SCM_DEVMEM_DMABUF) and"
 d "handed the buffers back (SO_DEVMEM_DONTNEED)."
 grep -q 'validation_errors=0' /tmp/server.out || fail "validation errors"
+d "After the server exited: dmnic1 $(ip netns exec peer ethtool -g dmnic1 | grep 'TCP data split'),"
+d "  $(ip netns exec peer ethtool -n dmnic1 | grep -c '^Filter:') ntuple rules"
 ip netns del peer
 rmmod devmemnic || fail "rmmod"
 d "\$ rmmod devmemnic: done"

@@ -28,12 +28,23 @@ run_test() {
 		fail "$name" "exit $rc"
 	fi
 	# Processes a failed test left behind would keep bindings and namespaces.
-	pkill -x ncdevmem 2>/dev/null
-	pkill -x ncdevmem-rs 2>/dev/null
-	pkill -x dmn-xfer 2>/dev/null
-	sleep 0.3
+	# ncdevmem-rs restores the NIC on SIGTERM: give it time, then kill.
+	# (busybox has killall and pidof, no pkill.)
+	local i
+	killall ncdevmem ncdevmem-rs dmn-xfer 2>/dev/null
+	for i in $(seq 1 50); do
+		pidof ncdevmem ncdevmem-rs dmn-xfer >/dev/null || break
+		sleep 0.1
+	done
+	killall -KILL ncdevmem ncdevmem-rs dmn-xfer 2>/dev/null
+	sleep 0.2
 	ip netns del peer 2>/dev/null
-	grep -q '^devmemnic ' /proc/modules && rmmod devmemnic 2>/dev/null
+	for i in $(seq 1 20); do
+		grep -q '^devmemnic ' /proc/modules || break
+		rmmod devmemnic 2>/dev/null && break
+		sleep 0.5
+	done
+	grep -q '^devmemnic ' /proc/modules && echo "  $name: devmemnic could not be unloaded after the test"
 	return 0
 }
 

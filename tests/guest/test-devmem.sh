@@ -20,7 +20,7 @@ devmem_nic_setup() {
 rs_server() { # port outfile [extra args]
 	local port="$1" out="$2"
 	shift 2
-	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -c 10.9.0.1 -p "$port" -f dmnic1 "$@" >"$out" 2>"$out.err" &
+	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -p "$port" -f dmnic1 "$@" >"$out" 2>"$out.err" &
 	RS_PID=$!
 }
 
@@ -80,16 +80,91 @@ upstream_ncdevmem() {
 	[ "$dm" -gt 0 ] && [ "$dm" = "$hds" ] || { echo "payload did not go to the dma-buf"; return 1; }
 }
 
+# What ncdevmem-rs may change on dmnic1 and must put back: header split,
+# channels, the RSS table and the ntuple rules.
+nic_snapshot() {
+	ip netns exec peer ethtool -g dmnic1 | grep -i "split"
+	ip netns exec peer ethtool -l dmnic1
+	ip netns exec peer ethtool -x dmnic1 | grep -v "^RSS hash key" | grep -v "^[0-9a-f][0-9a-f]:"
+	ip netns exec peer ethtool -n dmnic1
+}
+
+# The server configures the NIC itself (header split off beforehand, no rule),
+# receives 128 MiB into a dma-buf from PROVIDER, and restores the NIC.
 rs_provider() { # provider
 	setup_pair || return 1
-	devmem_nic_setup 5202 || return 1
-	local bytes=$((128 * MIB)) pid
-	rs_server 5202 /tmp/rs.out -v 7 --provider "$1"
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
+	local bytes=$((128 * MIB)) pid before
+	before=$(nic_snapshot)
+	rs_server 5202 /tmp/rs.out -c 10.9.0.1 -v 7 --provider "$1"
 	pid=$RS_PID
 	wait_listen 5202 || return 1
+	ip netns exec peer ethtool -n dmnic1 | grep -q "Dest port: 5202" || { echo "no steering rule while serving"; return 1; }
 	ncdevmem-rs -s 10.9.0.2 -p 5202 -v 7 --bytes $bytes >/tmp/rs.client || return 1
 	wait $pid || { cat /tmp/rs.out.err | tail -3; return 1; }
-	check_rs_summary /tmp/rs.out $bytes
+	check_rs_summary /tmp/rs.out $bytes || return 1
+	[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored:"; diff <(echo "$before") <(nic_snapshot); return 1; }
+	echo "info: header split, channels, RSS table and ntuple rules restored"
+}
+
+# The same over IPv6 (flow-type tcp6 rule), 32 MiB.
+rs_ipv6() {
+	setup_pair || return 1
+	local bytes=$((32 * MIB)) pid
+	ip netns exec peer ncdevmem-rs -l -s fd00::2 -c fd00::1 -p 5206 -f dmnic1 -v 7 >/tmp/r6.out 2>/tmp/r6.out.err &
+	pid=$!
+	wait_listen 5206 || return 1
+	ip netns exec peer ethtool -n dmnic1 | grep -q "TCP over IPv6" || { echo "no tcp6 rule"; return 1; }
+	ncdevmem-rs -s fd00::2 -p 5206 -v 7 --bytes $bytes >/dev/null || return 1
+	wait $pid || { tail -3 /tmp/r6.out.err; return 1; }
+	check_rs_summary /tmp/r6.out $bytes
+}
+
+# A plain TCP sender (dmn-xfer, ephemeral source port, its own byte pattern):
+# without -c the rule matches the destination only; no validation (-v 0).
+rs_plain_sender() {
+	setup_pair || return 1
+	local bytes=$((32 * MIB)) pid
+	rs_server 5207 /tmp/ps.out -v 0
+	pid=$RS_PID
+	wait_listen 5207 || return 1
+	dmn-xfer send 10.9.0.2 5207 $bytes 9 >/dev/null || return 1
+	wait $pid || { tail -3 /tmp/ps.out.err; return 1; }
+	check_rs_summary /tmp/ps.out $bytes
+}
+
+# ncdevmem-rs --selftest: upstream's built-in checks and its own, each a line.
+rs_selftest() {
+	setup_pair || return 1
+	local before out ok
+	before=$(nic_snapshot)
+	out=$(ip netns exec peer ncdevmem-rs --selftest -f dmnic1 2>&1) || { echo "$out" | grep -v "^ok"; return 1; }
+	ok=$(echo "$out" | grep -c "^ok ")
+	echo "info: $ok checks passed"
+	echo "$out" | grep -q "^not ok" && { echo "$out" | grep "^not ok"; return 1; }
+	[ "$ok" -ge 13 ] || { echo "only $ok checks ran"; return 1; }
+	[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored after the selftest"; return 1; }
+}
+
+# Ctrl-C (SIGINT) while waiting for a client: the binding goes, the NIC is
+# restored, the exit status says interrupted.
+rs_sigint_restores() {
+	setup_pair || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
+	local before pid rc
+	before=$(nic_snapshot)
+	rs_server 5208 /tmp/si.out -c 10.9.0.1
+	pid=$RS_PID
+	wait_listen 5208 || return 1
+	ip netns exec peer ethtool -g dmnic1 | grep -qi "split:.*on" || { echo "header split not on while serving"; return 1; }
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	[ "$rc" = 130 ] || { echo "exit status $rc after SIGINT, want 130"; tail -3 /tmp/si.out.err; return 1; }
+	[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored after SIGINT:"; diff <(echo "$before") <(nic_snapshot); return 1; }
+	# The binding went with the process: header split can be turned off again.
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split off || { echo "queues still bound"; return 1; }
 }
 
 # While a binding exists: no header split off, no rmmod, no shrinking past it.
@@ -97,7 +172,7 @@ bound_queue_guards() {
 	setup_pair || return 1
 	devmem_nic_setup 5203 || return 1
 	local pid out
-	rs_server 5203 /tmp/g.out -v 7
+	rs_server 5203 /tmp/g.out -c 10.9.0.1 -v 7 --no-config
 	pid=$RS_PID
 	wait_listen 5203 || return 1
 	out=$(ip netns exec peer ethtool -G dmnic1 tcp-data-split off 2>&1) && { echo "split off while bound"; return 1; }
@@ -126,7 +201,7 @@ token_exhaustion() {
 	local bytes=$((16 * MIB)) pid af0 retr0
 	af0=$(stat_of dmnic1 rx8_alloc_fail peer)
 	retr0=$(awk '/^Tcp:/ && ++n == 2 { print $13 }' /proc/net/snmp)
-	rs_server 5204 /tmp/x.out -v 7 --size $((4 * MIB)) --hold-tokens-secs 3
+	rs_server 5204 /tmp/x.out -c 10.9.0.1 -v 7 --no-config --size $((4 * MIB)) --hold-tokens-secs 3
 	pid=$RS_PID
 	wait_listen 5204 || return 1
 	ncdevmem-rs -s 10.9.0.2 -p 5204 -v 7 --bytes $bytes >/dev/null || return 1
@@ -152,7 +227,7 @@ bind_unbind_loop() {
 	local i fails=0 cycles=${CYCLES:-20}
 	for i in $(seq 1 "$cycles"); do
 		local pid
-		rs_server 5205 /tmp/l.out -v 7
+		rs_server 5205 /tmp/l.out -c 10.9.0.1 -v 7 --no-config
 		pid=$RS_PID
 		wait_listen 5205 || { fails=$((fails + 1)); kill $pid; continue; }
 		ncdevmem-rs -s 10.9.0.2 -p 5205 -v 7 --bytes $((2 * MIB)) >/dev/null || fails=$((fails + 1))
@@ -176,6 +251,10 @@ bind_unbind_loop() {
 run_test devmem/upstream-ncdevmem-1GiB upstream_ncdevmem
 run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf
 run_test devmem/ncdevmem-rs-dma-heap rs_provider dma-heap
+run_test devmem/ncdevmem-rs-ipv6 rs_ipv6
+run_test devmem/ncdevmem-rs-plain-sender rs_plain_sender
+run_test devmem/ncdevmem-rs-selftest rs_selftest
+run_test devmem/ncdevmem-rs-sigint-restores rs_sigint_restores
 run_test devmem/bound-queue-guards bound_queue_guards
 # Not yet verified to finish in reasonable time under TCG (TCP's retransmit
 # backoff after each dry spell); run with DEVMEMNIC_SLOW_TESTS=1 in the guest

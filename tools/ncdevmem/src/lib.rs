@@ -1,7 +1,13 @@
 //! ncdevmem-rs: the pieces of a devmem TCP receiver, testable on their own.
 
+pub mod cli;
 pub mod cmsg;
 pub mod dmabuf;
+pub mod ethtool_ioctl;
+pub mod ethtool_nl;
 pub mod netlink;
+pub mod nic;
 pub mod pattern;
+pub mod selftest;
+pub mod signals;
 pub mod tokens;

@@ -3,113 +3,28 @@
 //!
 //! Server: `ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM]`
 //! Client: `ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N`
+//! Checks: `ncdevmem-rs --selftest -f IFACE [-t START] [-q NUM]`
 //!
-//! This version never changes NIC settings (as upstream's `--no-config` would
-//! not): set tcp-data-split, RSS and the ntuple rule with ethtool first.
+//! The server configures the NIC as upstream does (header split on, RSS over
+//! queues 0..START-1, an ntuple rule steering the flow to queue START) and
+//! restores it on exit, Ctrl-C or SIGTERM; `--no-config` leaves it alone.
 
+use ncdevmem_rs::cli::{parse_args, Opts, USAGE};
 use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
 use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
+use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
+use ncdevmem_rs::ethtool_nl::DataSplit;
 use ncdevmem_rs::netlink::bind_rx;
+use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
-use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange, MAX_RANGES};
+use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
+use ncdevmem_rs::{selftest, signals};
 use socket2::{Domain, Socket, Type};
 use std::io::{self, Read, Write};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-
-const USAGE: &str = "usage:
-  ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM] [options]
-  ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N          (client: send the pattern)
-options:
-  -v N                  validate the pattern 1,2,..,N-1,0 (0: no validation; default 0)
-  -t START -q NUM       bind RX queues START..START+NUM-1 (default 8 and 8)
-  --provider P          udmabuf (default) or dma-heap
-  --size BYTES          dma-buf size (default 65536000, as upstream)
-  --batch N             token ranges per SO_DEVMEM_DONTNEED, 1..128 (default 128)
-  --hold-tokens-secs S  keep all tokens for S seconds before returning any
-  --max-bytes N         stop after N bytes
-  --bytes N             client: bytes to send
-  --json                print the summary as JSON
-  -h, --help            this text";
-
-#[derive(Default)]
-struct Opts {
-    listen: bool,
-    server: Option<IpAddr>,
-    client: Option<IpAddr>,
-    port: u16,
-    iface: Option<String>,
-    validate: u8,
-    start: u32,
-    queues: u32,
-    provider: Option<Provider>,
-    size: usize,
-    batch: usize,
-    hold: u64,
-    max_bytes: u64,
-    bytes: u64,
-    json: bool,
-}
-
-fn parse_args(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        port: 5201,
-        start: 8,
-        queues: 8,
-        size: 16000 * 4096,
-        batch: MAX_RANGES,
-        ..Opts::default()
-    };
-    let mut i = 0;
-    let val = |i: &mut usize, name: &str| -> Result<String, String> {
-        *i += 1;
-        args.get(*i).cloned().ok_or(format!("{name} needs a value"))
-    };
-    fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
-        s.parse().map_err(|_| format!("bad value for {name}: {s}"))
-    }
-    while i < args.len() {
-        let a = args[i].as_str();
-        match a {
-            "-l" => o.listen = true,
-            "-s" => o.server = Some(num(&val(&mut i, a)?, a)?),
-            "-c" => o.client = Some(num(&val(&mut i, a)?, a)?),
-            "-p" => o.port = num(&val(&mut i, a)?, a)?,
-            "-f" => o.iface = Some(val(&mut i, a)?),
-            "-v" => o.validate = num(&val(&mut i, a)?, a)?,
-            "-t" => o.start = num(&val(&mut i, a)?, a)?,
-            "-q" => o.queues = num(&val(&mut i, a)?, a)?,
-            "--provider" => o.provider = Some(val(&mut i, a)?.parse()?),
-            "--size" => o.size = num(&val(&mut i, a)?, a)?,
-            "--batch" => o.batch = num(&val(&mut i, a)?, a)?,
-            "--hold-tokens-secs" => o.hold = num(&val(&mut i, a)?, a)?,
-            "--max-bytes" => o.max_bytes = num(&val(&mut i, a)?, a)?,
-            "--bytes" => o.bytes = num(&val(&mut i, a)?, a)?,
-            "--json" => o.json = true,
-            "-h" | "--help" => return Err(String::new()),
-            _ => return Err(format!("unknown argument '{a}'")),
-        }
-        i += 1;
-    }
-    if o.server.is_none() {
-        return Err("-s SERVER_IP is required".into());
-    }
-    if o.validate == 1 {
-        return Err("-v 1 makes no pattern; use 0 (off) or 2..255".into());
-    }
-    if !(1..=MAX_RANGES).contains(&o.batch) {
-        return Err(format!("--batch must be 1..{MAX_RANGES}"));
-    }
-    if o.listen && o.iface.is_none() {
-        return Err("server mode needs -f IFACE".into());
-    }
-    if o.queues == 0 {
-        return Err("-q must be at least 1".into());
-    }
-    Ok(o)
-}
 
 #[derive(Default)]
 struct Summary {
@@ -168,15 +83,58 @@ fn return_tokens(fd: i32, ranges: &[TokenRange]) -> io::Result<u64> {
     Ok(freed)
 }
 
-fn server(o: &Opts) -> io::Result<bool> {
-    let iface = o.iface.as_deref().unwrap_or_default();
-    let name = std::ffi::CString::new(iface).map_err(io::Error::other)?;
-    // SAFETY: a NUL-terminated name.
-    let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
-    if ifindex == 0 {
-        return Err(io::Error::other(format!("no such interface: {iface}")));
+/// How a run ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Outcome {
+    Ok,
+    ValidationFailed,
+    Interrupted,
+}
+
+/// Configures the NIC as upstream's server does (its `ethtool` commands):
+/// flow steering reset, header split on, RSS over queues 0..START-1, and a
+/// rule steering the flow (from -c CLIENT_IP:PORT if given) to queue START.
+fn configure(o: &Opts, iface: &str) -> io::Result<NicConfig<Nic>> {
+    let server = unmap(o.server.unwrap());
+    let rule = FlowRule::tcp(
+        o.client,
+        Some(server),
+        o.client.map(|_| o.port),
+        Some(o.port),
+        o.start,
+    )
+    .map_err(io::Error::other)?;
+    let mut cfg = NicConfig::new(Nic::open(iface)?);
+    // Upstream: `ethtool -K IF ntuple off; ethtool -K IF ntuple on`. Here the
+    // rules are deleted one by one and put back on exit.
+    cfg.reset_rules()?;
+    match cfg.ensure_ntuple() {
+        // Some drivers take rules without the feature flag (or fix it on).
+        Err(e) if e.unsupported() => eprintln!("ncdevmem-rs: warning: {e}"),
+        Err(e) => return Err(e.into()),
+        Ok(_) => {}
     }
+    cfg.set_data_split(DataSplit::Enabled)?;
+    cfg.set_rss_equal(o.start)?;
+    cfg.add_rule(&rule)?;
+    Ok(cfg)
+}
+
+fn server(o: &Opts) -> io::Result<Outcome> {
+    let iface = o.iface.as_deref().unwrap_or_default();
+    let ifindex = nic::ifindex(iface)?;
+    signals::install()?;
     let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
+    // Dropped after the binding (declared later, dropped earlier): the NIC is
+    // restored once the queues are unbound, on every way out of here.
+    let _cfg = if o.no_config {
+        None
+    } else {
+        Some(configure(o, iface)?)
+    };
+    if signals::stop_requested() {
+        return Ok(Outcome::Interrupted);
+    }
     let queues: Vec<u32> = (o.start..o.start + o.queues).collect();
     let binding = match bind_rx(ifindex, mem.fd() as u32, &queues)? {
         Ok(b) => b,
@@ -200,7 +158,18 @@ fn server(o: &Opts) -> io::Result<bool> {
     sock.bind(&addr.into())?;
     sock.listen(1)?;
     eprintln!("waiting for a connection on {addr}");
-    let (conn, peer) = sock.accept()?;
+    let (conn, peer) = loop {
+        match sock.accept() {
+            Ok(c) => break c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                if signals::stop_requested() {
+                    eprintln!("ncdevmem-rs: interrupted while waiting for a connection");
+                    return Ok(Outcome::Interrupted);
+                }
+            }
+            Err(e) => return Err(io::Error::new(e.kind(), format!("accept: {e}"))),
+        }
+    };
     eprintln!("connection from {:?}", peer.as_socket());
     let fd = conn.as_raw_fd();
     if o.hold > 0 {
@@ -221,7 +190,12 @@ fn server(o: &Opts) -> io::Result<bool> {
     let start = Instant::now();
     let hold_until = start + Duration::from_secs(o.hold);
     let mut last_report = start;
+    let mut interrupted = false;
     loop {
+        if signals::stop_requested() {
+            interrupted = true;
+            break;
+        }
         let mut iov = libc::iovec {
             iov_base: iobuf.as_mut_ptr().cast(),
             iov_len: iobuf.len(),
@@ -237,6 +211,10 @@ fn server(o: &Opts) -> io::Result<bool> {
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted || e.kind() == io::ErrorKind::WouldBlock {
+                if signals::stop_requested() {
+                    interrupted = true;
+                    break;
+                }
                 if !held.is_empty() && Instant::now() >= hold_until {
                     eprintln!("returning {} held tokens", held.len());
                     s.tokens_returned += return_tokens(fd, &held)?;
@@ -289,7 +267,7 @@ fn server(o: &Opts) -> io::Result<bool> {
                     devmem = true;
                     s.frags += 1;
                     s.dmabuf_bytes += u64::from(size);
-                    if size as usize % 4096 == 0 {
+                    if (size as usize).is_multiple_of(4096) {
                         s.page_aligned += 1;
                     } else {
                         s.unaligned += 1;
@@ -346,13 +324,22 @@ fn server(o: &Opts) -> io::Result<bool> {
     }
     s.secs = start.elapsed().as_secs_f64();
     eprintln!();
+    if interrupted {
+        eprintln!("ncdevmem-rs: interrupted; restoring");
+    }
     s.print(o.json, "server");
     drop(conn);
     drop(binding);
-    Ok(s.errors == 0 && s.wrong_dmabuf == 0)
+    Ok(if interrupted {
+        Outcome::Interrupted
+    } else if s.errors == 0 && s.wrong_dmabuf == 0 {
+        Outcome::Ok
+    } else {
+        Outcome::ValidationFailed
+    })
 }
 
-fn client(o: &Opts) -> io::Result<bool> {
+fn client(o: &Opts) -> io::Result<Outcome> {
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     sock.set_reuse_address(true)?;
@@ -361,18 +348,33 @@ fn client(o: &Opts) -> io::Result<bool> {
         SocketAddr::V4(_) => (std::net::Ipv4Addr::UNSPECIFIED, o.port).into(),
         SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, o.port).into(),
     };
-    sock.bind(&local.into())?;
-    sock.connect(&addr.into())?;
+    sock.bind(&local.into())
+        .map_err(|e| io::Error::new(e.kind(), format!("bind {local}: {e}")))?;
+    sock.connect(&addr.into())
+        .map_err(|e| io::Error::new(e.kind(), format!("connect {addr}: {e}")))?;
     let mut stream: std::net::TcpStream = sock.into();
     let mut pattern = Pattern::new(o.validate.max(2)).unwrap_or(Pattern::new(7).unwrap());
     let mut buf = vec![0u8; 256 * 1024];
     let start = Instant::now();
     let mut sent = 0u64;
+    let mut last_report = start;
     while sent < o.bytes {
         let n = (o.bytes - sent).min(buf.len() as u64) as usize;
         pattern.fill(&mut buf[..n]);
         stream.write_all(&buf[..n])?;
         sent += n as u64;
+        if last_report.elapsed() >= Duration::from_secs(2) {
+            last_report = Instant::now();
+            eprint!(
+                "\r{} of {} MiB sent, {:.1} MiB/s   ",
+                sent >> 20,
+                o.bytes >> 20,
+                sent as f64 / (1 << 20) as f64 / start.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if last_report != start {
+        eprintln!();
     }
     stream.shutdown(std::net::Shutdown::Write)?;
     let _ = stream.read(&mut buf[..1]);
@@ -382,7 +384,7 @@ fn client(o: &Opts) -> io::Result<bool> {
         ..Summary::default()
     };
     s.print(o.json, "client");
-    Ok(true)
+    Ok(Outcome::Ok)
 }
 
 fn main() -> ExitCode {
@@ -398,57 +400,36 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if o.selftest {
+        let r = selftest::run(
+            o.iface.as_deref().unwrap_or_default(),
+            o.start,
+            o.queues,
+            o.provider.unwrap_or(Provider::Udmabuf),
+            o.size,
+        );
+        return match r {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("ncdevmem-rs: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let r = if o.listen { server(&o) } else { client(&o) };
     match r {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::ValidationFailed) => {
             eprintln!("ncdevmem-rs: validation failed");
             ExitCode::FAILURE
+        }
+        Ok(Outcome::Interrupted) => {
+            ExitCode::from(128 + signals::signal().unwrap_or(libc::SIGINT) as u8)
         }
         Err(e) => {
             eprintln!("ncdevmem-rs: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
-
-    #[test]
-    fn upstream_flags_and_defaults() {
-        let o = parse_args(&args("-l -s 10.9.0.2 -c 10.9.0.1 -p 5201 -v 7 -f dmnic1")).unwrap();
-        assert!(o.listen);
-        assert_eq!(
-            (o.start, o.queues, o.port, o.validate, o.batch),
-            (8, 8, 5201, 7, 128)
-        );
-        assert_eq!(o.iface.as_deref(), Some("dmnic1"));
-        assert_eq!(o.size, 65_536_000);
-        let o = parse_args(&args("-s fd00::2 -p 80 --bytes 1000 --provider dma-heap")).unwrap();
-        assert!(!o.listen && o.bytes == 1000 && o.provider == Some(Provider::DmaHeap));
-    }
-
-    #[test]
-    fn bad_arguments_are_refused() {
-        for bad in [
-            "-l -s 10.0.0.1",
-            "-s nothost",
-            "-s 1.2.3.4 -v 1",
-            "-s 1.2.3.4 --batch 0",
-            "-s 1.2.3.4 --batch 129",
-            "-s 1.2.3.4 -x",
-            "-p 1",
-            "-s 1.2.3.4 --provider foo",
-            "-s 1.2.3.4 -q 0",
-        ] {
-            assert!(parse_args(&args(bad)).is_err(), "{bad}");
-        }
-        assert_eq!(parse_args(&args("--help")).err(), Some(String::new()));
     }
 }

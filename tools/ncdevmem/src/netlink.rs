@@ -1,5 +1,7 @@
-//! Generic netlink, as far as devmem needs it: resolve the `netdev` family and
-//! `bind-rx` a dma-buf to RX queues. The binding lives as long as the socket.
+//! Generic netlink, as far as ncdevmem-rs needs it: resolve a family by name,
+//! `bind-rx` a dma-buf to RX queues (the binding lives as long as the socket),
+//! and the attribute builders and parsers the `ethtool` family requests share
+//! (see `ethtool_nl`).
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -15,6 +17,7 @@ const CTRL_CMD_GETFAMILY: u8 = 3;
 const CTRL_ATTR_FAMILY_ID: u16 = 1;
 const CTRL_ATTR_FAMILY_NAME: u16 = 2;
 const NLMSGERR_ATTR_MSG: u16 = 1;
+const NLMSGERR_ATTR_MISS_TYPE: u16 = 5;
 const NETLINK_EXT_ACK: i32 = 11;
 
 /// `NETDEV_CMD_BIND_RX` and its attributes (include/uapi/linux/netdev.h).
@@ -36,15 +39,31 @@ pub struct NlError {
     pub msg: Option<String>,
 }
 
+/// What an errno usually means for a NIC configuration request.
+pub fn errno_hint(errno: i32) -> Option<&'static str> {
+    match errno {
+        libc::EPERM | libc::EACCES => Some("CAP_NET_ADMIN is needed: run as root"),
+        libc::EOPNOTSUPP => Some("the driver does not support this operation"),
+        libc::ENODEV => Some("no such interface"),
+        _ => None,
+    }
+}
+
 impl std::fmt::Display for NlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let e = io::Error::from_raw_os_error(self.errno);
+        write!(f, "{e}")?;
+        if let Some(h) = errno_hint(self.errno) {
+            write!(f, "; {h}")?;
+        }
         match &self.msg {
-            Some(m) => write!(f, "{e} ({m})"),
-            None => write!(f, "{e}"),
+            Some(m) => write!(f, " (kernel: {m})"),
+            None => Ok(()),
         }
     }
 }
+
+impl std::error::Error for NlError {}
 
 fn align4(n: usize) -> usize {
     (n + 3) & !3
@@ -62,6 +81,41 @@ pub fn put_attr(out: &mut Vec<u8>, kind: u16, data: &[u8]) {
 /// Appends a nested attribute.
 pub fn put_nested(out: &mut Vec<u8>, kind: u16, inner: &[u8]) {
     put_attr(out, kind | NLA_F_NESTED, inner);
+}
+
+/// Appends a `u32` attribute.
+pub fn put_u32(out: &mut Vec<u8>, kind: u16, v: u32) {
+    put_attr(out, kind, &v.to_ne_bytes());
+}
+
+/// Appends a `u8` attribute (padded to 4 bytes on the wire).
+pub fn put_u8(out: &mut Vec<u8>, kind: u16, v: u8) {
+    put_attr(out, kind, &[v]);
+}
+
+/// Appends a NUL-terminated string attribute.
+pub fn put_strz(out: &mut Vec<u8>, kind: u16, s: &str) {
+    let mut v = s.as_bytes().to_vec();
+    v.push(0);
+    put_attr(out, kind, &v);
+}
+
+/// The payload of the first attribute `kind` of `buf`.
+pub fn find_attr(buf: &[u8], kind: u16) -> Option<&[u8]> {
+    attrs(buf)
+        .into_iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, v)| v)
+}
+
+/// A `u32` payload.
+pub fn get_u32(v: &[u8]) -> Option<u32> {
+    Some(u32::from_ne_bytes(v.get(..4)?.try_into().ok()?))
+}
+
+/// A `u8` payload.
+pub fn get_u8(v: &[u8]) -> Option<u8> {
+    v.first().copied()
 }
 
 /// Builds a generic netlink request.
@@ -149,6 +203,10 @@ pub fn parse_replies(buf: &[u8], seq: u32) -> Result<Vec<Reply>, NlError> {
                                 if k == NLMSGERR_ATTR_MSG {
                                     let s = v.split(|&b| b == 0).next().unwrap_or(&[]);
                                     msg = Some(String::from_utf8_lossy(s).into_owned());
+                                } else if k == NLMSGERR_ATTR_MISS_TYPE && msg.is_none() {
+                                    if let Some(t) = get_u32(v) {
+                                        msg = Some(format!("missing attribute {t}"));
+                                    }
                                 }
                             }
                         }
@@ -239,7 +297,7 @@ impl GenlSocket {
             match parse_replies(&buf[..n as usize], self.seq) {
                 Err(e) => return Ok(Err(e)),
                 Ok(mut r) => {
-                    let done = r.iter().any(|x| *x == Reply::Ack);
+                    let done = r.contains(&Reply::Ack);
                     r.retain(|x| *x != Reply::Ack);
                     replies.extend(r);
                     if done {
@@ -253,25 +311,30 @@ impl GenlSocket {
     /// The id of generic netlink family `name`.
     pub fn resolve(&mut self, name: &str) -> io::Result<Result<u16, NlError>> {
         let mut a = Vec::new();
-        let mut n = name.as_bytes().to_vec();
-        n.push(0);
-        put_attr(&mut a, CTRL_ATTR_FAMILY_NAME, &n);
+        put_strz(&mut a, CTRL_ATTR_FAMILY_NAME, name);
         Ok(self
             .request(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, &a)?
             .and_then(|replies| {
                 replies
                     .iter()
                     .find_map(|r| match r {
-                        Reply::Data(d) => attrs(d)
-                            .into_iter()
-                            .find(|(k, v)| *k == CTRL_ATTR_FAMILY_ID && v.len() >= 2)
-                            .map(|(_, v)| u16::from_ne_bytes([v[0], v[1]])),
+                        Reply::Data(d) => find_attr(d, CTRL_ATTR_FAMILY_ID)
+                            .filter(|v| v.len() >= 2)
+                            .map(|v| u16::from_ne_bytes([v[0], v[1]])),
                         Reply::Ack => None,
                     })
                     .ok_or(NlError {
                         errno: libc::ENOENT,
                         msg: Some(format!("no genl family {name}")),
                     })
+            })
+            .map_err(|mut e| {
+                if e.errno == libc::ENOENT {
+                    e.msg = Some(format!(
+                        "generic netlink family '{name}' not found (kernel too old or not built in?)"
+                    ));
+                }
+                e
             }))
     }
 }
@@ -279,16 +342,12 @@ impl GenlSocket {
 /// The attributes of a `bind-rx` request.
 pub fn bind_rx_attrs(ifindex: u32, dmabuf_fd: u32, queues: &[u32]) -> Vec<u8> {
     let mut a = Vec::new();
-    put_attr(&mut a, NETDEV_A_DMABUF_IFINDEX, &ifindex.to_ne_bytes());
-    put_attr(&mut a, NETDEV_A_DMABUF_FD, &dmabuf_fd.to_ne_bytes());
+    put_u32(&mut a, NETDEV_A_DMABUF_IFINDEX, ifindex);
+    put_u32(&mut a, NETDEV_A_DMABUF_FD, dmabuf_fd);
     for q in queues {
         let mut inner = Vec::new();
-        put_attr(&mut inner, NETDEV_A_QUEUE_ID, &q.to_ne_bytes());
-        put_attr(
-            &mut inner,
-            NETDEV_A_QUEUE_TYPE,
-            &NETDEV_QUEUE_TYPE_RX.to_ne_bytes(),
-        );
+        put_u32(&mut inner, NETDEV_A_QUEUE_ID, *q);
+        put_u32(&mut inner, NETDEV_A_QUEUE_TYPE, NETDEV_QUEUE_TYPE_RX);
         put_nested(&mut a, NETDEV_A_DMABUF_QUEUES, &inner);
     }
     a
@@ -307,25 +366,23 @@ pub fn bind_rx(
     dmabuf_fd: u32,
     queues: &[u32],
 ) -> io::Result<Result<Binding, NlError>> {
+    bind_rx_raw(&bind_rx_attrs(ifindex, dmabuf_fd, queues))
+}
+
+/// Sends a `bind-rx` request made of `attrs` as they are (the selftest sends
+/// malformed ones on purpose).
+pub fn bind_rx_raw(attrs_: &[u8]) -> io::Result<Result<Binding, NlError>> {
     let mut sock = GenlSocket::open()?;
     let family = match sock.resolve("netdev")? {
         Ok(f) => f,
         Err(e) => return Ok(Err(e)),
     };
-    let replies = match sock.request(
-        family,
-        NETDEV_CMD_BIND_RX,
-        1,
-        &bind_rx_attrs(ifindex, dmabuf_fd, queues),
-    )? {
+    let replies = match sock.request(family, NETDEV_CMD_BIND_RX, 1, attrs_)? {
         Ok(r) => r,
         Err(e) => return Ok(Err(e)),
     };
     let id = replies.iter().find_map(|r| match r {
-        Reply::Data(d) => attrs(d)
-            .into_iter()
-            .find(|(k, v)| *k == NETDEV_A_DMABUF_ID && v.len() >= 4)
-            .map(|(_, v)| u32::from_ne_bytes(v[..4].try_into().unwrap())),
+        Reply::Data(d) => find_attr(d, NETDEV_A_DMABUF_ID).and_then(get_u32),
         Reply::Ack => None,
     });
     Ok(id.map(|id| Binding { _sock: sock, id }).ok_or(NlError {
@@ -393,6 +450,68 @@ mod tests {
             Err(NlError {
                 errno: libc::EINVAL,
                 msg: Some("no queue 99".into())
+            })
+        );
+    }
+
+    #[test]
+    fn scalar_attributes_are_padded() {
+        let mut a = Vec::new();
+        put_u8(&mut a, 11, 2);
+        put_u32(&mut a, 1, 0x0102_0304);
+        put_strz(&mut a, 2, "eth1");
+        let mut want = Vec::new();
+        want.extend_from_slice(&5u16.to_ne_bytes());
+        want.extend_from_slice(&11u16.to_ne_bytes());
+        want.extend_from_slice(&[2, 0, 0, 0]);
+        want.extend_from_slice(&8u16.to_ne_bytes());
+        want.extend_from_slice(&1u16.to_ne_bytes());
+        want.extend_from_slice(&0x0102_0304u32.to_ne_bytes());
+        want.extend_from_slice(&9u16.to_ne_bytes());
+        want.extend_from_slice(&2u16.to_ne_bytes());
+        want.extend_from_slice(b"eth1\0\0\0\0");
+        assert_eq!(a, want);
+        assert_eq!(find_attr(&a, 11).and_then(get_u8), Some(2));
+        assert_eq!(find_attr(&a, 1).and_then(get_u32), Some(0x0102_0304));
+        assert_eq!(find_attr(&a, 2), Some(&b"eth1\0"[..]));
+        assert_eq!(find_attr(&a, 3), None);
+        assert_eq!(get_u32(&[1, 2]), None);
+    }
+
+    #[test]
+    fn error_text_names_the_privilege() {
+        let e = NlError {
+            errno: libc::EPERM,
+            msg: None,
+        };
+        assert!(e.to_string().contains("CAP_NET_ADMIN"), "{e}");
+        let e = NlError {
+            errno: libc::EOPNOTSUPP,
+            msg: Some("no tcp-data-split".into()),
+        };
+        let t = e.to_string();
+        assert!(
+            t.contains("does not support") && t.contains("(kernel: no tcp-data-split)"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn error_naming_a_missing_attribute() {
+        let mut body = Vec::new();
+        body.extend_from_slice(&(-libc::EINVAL).to_ne_bytes());
+        body.extend_from_slice(&nlmsg(0x20, 5, 4, &[])[..16]);
+        put_u32(
+            &mut body,
+            NLMSGERR_ATTR_MISS_TYPE,
+            u32::from(NETDEV_A_DMABUF_QUEUES),
+        );
+        let buf = nlmsg(NLMSG_ERROR, NLM_F_ACK_TLVS | 0x100, 4, &body);
+        assert_eq!(
+            parse_replies(&buf, 4),
+            Err(NlError {
+                errno: libc::EINVAL,
+                msg: Some("missing attribute 2".into())
             })
         );
     }

@@ -1,0 +1,310 @@
+//! The command line: upstream ncdevmem's getopt flags (`ls:c:p:v:q:t:f:`),
+//! their long spellings, and ncdevmem-rs's own options.
+
+use crate::dmabuf::Provider;
+use crate::tokens::MAX_RANGES;
+use std::net::IpAddr;
+
+pub const USAGE: &str = "usage:
+  ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM] [options]
+  ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N          (client: send the pattern)
+  ncdevmem-rs --selftest -f IFACE [-t START] [-q NUM]        (bind-rx checks; root)
+upstream flags:
+  -l, --listen            server mode
+  -s, --server IP         server address (IPv4 or IPv6); required except with --selftest
+  -c, --client IP         client address: the ntuple rule also matches src-ip and src-port
+  -p, --port PORT         TCP port (default 5201); the client sends from this port too
+  -f, --iface IFACE       interface whose queues to bind (server, selftest)
+  -v, --validate N        validate the pattern 1,2,..,N-1,0 (0: no validation; default 0)
+  -t, --queue-start START first bound RX queue (default 8)
+  -q, --queue-num NUM     number of bound RX queues (default 8)
+options:
+  --no-config             do not touch the NIC (no header split, RSS or ntuple changes)
+  --selftest              run the bind-rx checks on -f IFACE and exit (TAP-like output)
+  --provider P            udmabuf (default) or dma-heap
+  --size BYTES            dma-buf size (default 65536000, as upstream)
+  --batch N               token ranges per SO_DEVMEM_DONTNEED, 1..128 (default 128)
+  --hold-tokens-secs S    keep all tokens for S seconds before returning any
+  --max-bytes N           stop after N bytes
+  --bytes N               client: bytes to send
+  --json                  print the summary as JSON
+  -h, --help              this text
+Long options take their value as --opt VALUE or --opt=VALUE; short ones as -p 5201 or -p5201.";
+
+#[derive(Debug, Default, PartialEq)]
+pub struct Opts {
+    pub listen: bool,
+    pub server: Option<IpAddr>,
+    pub client: Option<IpAddr>,
+    pub port: u16,
+    pub iface: Option<String>,
+    pub validate: u8,
+    pub start: u32,
+    pub queues: u32,
+    pub provider: Option<Provider>,
+    pub size: usize,
+    pub batch: usize,
+    pub hold: u64,
+    pub max_bytes: u64,
+    pub bytes: u64,
+    pub json: bool,
+    pub no_config: bool,
+    pub selftest: bool,
+}
+
+/// (short, long, takes a value)
+const FLAGS: &[(Option<char>, &str, bool)] = &[
+    (Some('l'), "listen", false),
+    (Some('s'), "server", true),
+    (Some('c'), "client", true),
+    (Some('p'), "port", true),
+    (Some('f'), "iface", true),
+    (Some('v'), "validate", true),
+    (Some('t'), "queue-start", true),
+    (Some('q'), "queue-num", true),
+    (Some('h'), "help", false),
+    (None, "provider", true),
+    (None, "size", true),
+    (None, "batch", true),
+    (None, "hold-tokens-secs", true),
+    (None, "max-bytes", true),
+    (None, "bytes", true),
+    (None, "json", false),
+    (None, "no-config", false),
+    (None, "selftest", false),
+];
+
+fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
+    s.parse().map_err(|_| format!("bad value for {name}: {s}"))
+}
+
+fn apply(o: &mut Opts, long: &str, v: Option<&str>) -> Result<(), String> {
+    let v = v.unwrap_or_default();
+    let n = &format!("--{long}");
+    match long {
+        "listen" => o.listen = true,
+        "server" => o.server = Some(num(v, n)?),
+        "client" => o.client = Some(num(v, n)?),
+        "port" => o.port = num(v, n)?,
+        "iface" => o.iface = Some(v.to_string()),
+        "validate" => o.validate = num(v, n)?,
+        "queue-start" => o.start = num(v, n)?,
+        "queue-num" => o.queues = num(v, n)?,
+        "help" => return Err(String::new()),
+        "provider" => o.provider = Some(v.parse()?),
+        "size" => o.size = num(v, n)?,
+        "batch" => o.batch = num(v, n)?,
+        "hold-tokens-secs" => o.hold = num(v, n)?,
+        "max-bytes" => o.max_bytes = num(v, n)?,
+        "bytes" => o.bytes = num(v, n)?,
+        "json" => o.json = true,
+        "no-config" => o.no_config = true,
+        "selftest" => o.selftest = true,
+        _ => unreachable!("{long}"),
+    }
+    Ok(())
+}
+
+/// Parses the arguments (without the program name). `Err("")` means help.
+pub fn parse_args(args: &[String]) -> Result<Opts, String> {
+    let mut o = Opts {
+        port: 5201,
+        start: 8,
+        queues: 8,
+        size: 16000 * 4096,
+        batch: MAX_RANGES,
+        ..Opts::default()
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if let Some(long) = a.strip_prefix("--") {
+            if long.is_empty() {
+                if let Some(extra) = args.get(i + 1) {
+                    return Err(format!("unexpected argument '{extra}'"));
+                }
+                break;
+            }
+            let (name, inline) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            let Some(&(_, name, takes)) = FLAGS.iter().find(|f| f.1 == name) else {
+                return Err(format!("unknown option '--{name}'"));
+            };
+            let value = match (takes, inline) {
+                (false, Some(_)) => return Err(format!("--{name} takes no value")),
+                (false, None) => None,
+                (true, Some(v)) => Some(v.to_string()),
+                (true, None) => {
+                    i += 1;
+                    Some(
+                        args.get(i)
+                            .cloned()
+                            .ok_or(format!("--{name} needs a value"))?,
+                    )
+                }
+            };
+            apply(&mut o, name, value.as_deref())?;
+        } else if a.len() > 1 && a.starts_with('-') {
+            // A getopt cluster: -l, -p5201, -lp 5201.
+            let chars: Vec<char> = a[1..].chars().collect();
+            let mut j = 0;
+            while j < chars.len() {
+                let c = chars[j];
+                let Some(&(_, name, takes)) = FLAGS.iter().find(|f| f.0 == Some(c)) else {
+                    return Err(format!("unknown option '-{c}'"));
+                };
+                if takes {
+                    let rest: String = chars[j + 1..].iter().collect();
+                    let v = if rest.is_empty() {
+                        i += 1;
+                        args.get(i).cloned().ok_or(format!("-{c} needs a value"))?
+                    } else {
+                        rest
+                    };
+                    apply(&mut o, name, Some(&v))
+                        .map_err(|e| e.replace(&format!("--{name}"), &format!("-{c}")))?;
+                    break;
+                }
+                apply(&mut o, name, None)?;
+                j += 1;
+            }
+        } else {
+            return Err(format!("unexpected argument '{a}'"));
+        }
+        i += 1;
+    }
+    check(&o)?;
+    Ok(o)
+}
+
+fn check(o: &Opts) -> Result<(), String> {
+    if o.selftest {
+        if o.iface.is_none() {
+            return Err("--selftest needs -f IFACE".into());
+        }
+        if o.listen {
+            return Err("--selftest and -l do not go together".into());
+        }
+    } else if o.server.is_none() {
+        return Err("-s SERVER_IP is required".into());
+    }
+    if o.validate == 1 {
+        return Err("-v 1 makes no pattern; use 0 (off) or 2..255".into());
+    }
+    if !(1..=MAX_RANGES).contains(&o.batch) {
+        return Err(format!("--batch must be 1..{MAX_RANGES}"));
+    }
+    if o.listen && o.iface.is_none() {
+        return Err("server mode needs -f IFACE".into());
+    }
+    if o.queues == 0 {
+        return Err("-q must be at least 1".into());
+    }
+    if o.start.checked_add(o.queues).is_none() {
+        return Err("-t + -q overflows".into());
+    }
+    if o.start == 0 && (o.selftest || (o.listen && !o.no_config)) {
+        return Err(
+            "-t 0 leaves no queue for the other traffic (RSS equal 0); use -t 1 or more, or --no-config"
+                .into(),
+        );
+    }
+    if let (Some(s), Some(c)) = (o.server, o.client) {
+        let (s, c) = (
+            crate::ethtool_ioctl::unmap(s),
+            crate::ethtool_ioctl::unmap(c),
+        );
+        if s.is_ipv6() != c.is_ipv6() {
+            return Err(format!(
+                "-s {s} and -c {c} are not of the same address family"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn upstream_flags_and_defaults() {
+        let o = parse_args(&args("-l -s 10.9.0.2 -c 10.9.0.1 -p 5201 -v 7 -f dmnic1")).unwrap();
+        assert!(o.listen && !o.no_config && !o.selftest);
+        assert_eq!(
+            (o.start, o.queues, o.port, o.validate, o.batch),
+            (8, 8, 5201, 7, 128)
+        );
+        assert_eq!(o.iface.as_deref(), Some("dmnic1"));
+        assert_eq!(o.client, Some("10.9.0.1".parse().unwrap()));
+        assert_eq!(o.size, 65_536_000);
+        let o = parse_args(&args("-s fd00::2 -p 80 --bytes 1000 --provider dma-heap")).unwrap();
+        assert!(!o.listen && o.bytes == 1000 && o.provider == Some(Provider::DmaHeap));
+        assert_eq!(o.server, Some("fd00::2".parse().unwrap()));
+    }
+
+    #[test]
+    fn long_and_short_spellings_agree() {
+        let short = parse_args(&args(
+            "-l -s 10.9.0.2 -c 10.9.0.1 -p 6000 -f eth1 -v 7 -t 4 -q 2",
+        ))
+        .unwrap();
+        let long = parse_args(&args(
+            "--listen --server 10.9.0.2 --client=10.9.0.1 --port 6000 --iface=eth1 --validate 7 --queue-start 4 --queue-num=2",
+        ))
+        .unwrap();
+        assert_eq!(short, long);
+        assert_eq!((short.start, short.queues, short.port), (4, 2, 6000));
+        // getopt forms: attached values and clusters.
+        let glued = parse_args(&args("-ls10.9.0.2 -c10.9.0.1 -p6000 -feth1 -v7 -t4 -q2")).unwrap();
+        assert_eq!(glued, short);
+    }
+
+    #[test]
+    fn new_modes() {
+        let o = parse_args(&args("-l -s 10.0.0.2 -f eth1 --no-config -t 0")).unwrap();
+        assert!(o.no_config && o.start == 0);
+        let o = parse_args(&args("--selftest -f eth1 -t 2 -q 1")).unwrap();
+        assert!(o.selftest && o.server.is_none() && (o.start, o.queues) == (2, 1));
+    }
+
+    #[test]
+    fn bad_arguments_are_refused() {
+        for bad in [
+            "-l -s 10.0.0.1",
+            "-s nothost",
+            "-s 1.2.3.4 -v 1",
+            "-s 1.2.3.4 --batch 0",
+            "-s 1.2.3.4 --batch 129",
+            "-s 1.2.3.4 -x",
+            "-p 1",
+            "-s 1.2.3.4 --provider foo",
+            "-s 1.2.3.4 -q 0",
+            "-s 1.2.3.4 --port",
+            "-s 1.2.3.4 --json=1",
+            "-s 1.2.3.4 --nope",
+            "-s 1.2.3.4 extra",
+            "-s 1.2.3.4 -p 70000",
+            "-l -s 10.0.0.2 -f eth1 -t 0",
+            "-l -s 10.0.0.2 -c fd00::1 -f eth1",
+            "--selftest",
+            "--selftest -f eth1 -t 0",
+            "--selftest -l -s 1.2.3.4 -f eth1",
+            "-s 1.2.3.4 -t 4294967295 -q 2",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
+        assert_eq!(parse_args(&args("--help")).err(), Some(String::new()));
+        assert_eq!(parse_args(&args("-h")).err(), Some(String::new()));
+        assert_eq!(
+            parse_args(&args("-s 1.2.3.4 -p x")).err().unwrap(),
+            "bad value for -p: x"
+        );
+    }
+}
