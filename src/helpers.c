@@ -500,19 +500,31 @@ bool dmn_page_pool_has_provider(const struct page_pool *pool)
  * Buffers of a pool that are neither back in the pool (alloc cache, recycle
  * ring) nor released: held by skbs, sockets or userspace tokens. For a pool
  * that no longer allocates (retired), this only goes down.
+ *
+ * The ring's entries are those from consumer_head up to producer: a ptr_ring
+ * zeroes consumed slots lazily, in batches, so a slot behind consumer_head
+ * may still look full while its buffer is out. Counting non-NULL slots would
+ * call such buffers cached and let a devmem pool be destroyed with buffers
+ * out (its deferred release then outlives our parent device).
  */
 long dmn_page_pool_outstanding(struct page_pool *pool)
 {
+	struct ptr_ring *r = &pool->ring;
 	long held = (s32)(READ_ONCE(pool->pages_state_hold_cnt) -
 			  atomic_read(&pool->pages_state_release_cnt));
 	long cached = READ_ONCE(pool->alloc.count);
-	int i;
+	int head, prod;
 
-	spin_lock_bh(&pool->ring.consumer_lock);
-	for (i = 0; i < pool->ring.size; i++)
-		if (READ_ONCE(pool->ring.queue[i]))
-			cached++;
-	spin_unlock_bh(&pool->ring.consumer_lock);
+	spin_lock_bh(&r->consumer_lock);
+	spin_lock(&r->producer_lock);
+	head = r->consumer_head;
+	prod = r->producer;
+	if (prod != head)
+		cached += (prod - head + r->size) % r->size;
+	else if (r->size && r->queue[head])
+		cached += r->size;
+	spin_unlock(&r->producer_lock);
+	spin_unlock_bh(&r->consumer_lock);
 	return held - cached;
 }
 

@@ -14,9 +14,14 @@ fail() {
 # Runs "$@" and records test $name passing iff it exits 0; prints the test's
 # output (last lines on failure, lines starting "info:" always), then puts the
 # guest back in a clean state so one failure does not cascade.
+#
+# GUEST_ONLY (a shell pattern, e.g. 'devmem/token-*') runs only the tests
+# whose names match it; the others are skipped silently.
 run_test() {
 	local name="$1"
 	shift
+	# shellcheck disable=SC2053
+	[ -n "${GUEST_ONLY:-}" ] && [[ $name != $GUEST_ONLY ]] && return 0
 	local out rc
 	out=$("$@" 2>&1)
 	rc=$?
@@ -135,4 +140,17 @@ rx_frames() {
 	local dev="$1" ns="${2:-}"
 	echo $(($(rx_sum "$dev" hds_packets "$ns") + $(rx_sum "$dev" linear "$ns") +
 		$(rx_sum "$dev" alloc_fail "$ns") + $(rx_sum "$dev" drops "$ns")))
+}
+
+# Waits (up to 120 s: binding a 64 MB dma-buf is slow under TCG) until
+# something listens on TCP $1 in the peer namespace.
+wait_listen() {
+	local i
+	for i in $(seq 1 1200); do
+		ip netns exec peer cat /proc/net/tcp /proc/net/tcp6 |
+			awk -v p=$(printf '%04X' "$1") '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on $1"
+	return 1
 }

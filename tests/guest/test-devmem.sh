@@ -24,19 +24,6 @@ rs_server() { # port outfile [extra args]
 	RS_PID=$!
 }
 
-# Waits (up to 120 s: binding a 64 MB dma-buf is slow under TCG) until
-# something listens on TCP $1 in the peer namespace.
-wait_listen() {
-	local i
-	for i in $(seq 1 1200); do
-		ip netns exec peer cat /proc/net/tcp /proc/net/tcp6 |
-			awk -v p=$(printf '%04X' "$1") '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' && return 0
-		sleep 0.1
-	done
-	echo "nothing listens on $1"
-	return 1
-}
-
 summary_field() { # file field
 	sed -n "s/.* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1
 }
