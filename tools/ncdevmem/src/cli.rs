@@ -15,7 +15,7 @@ upstream flags:
   -c, --client IP         client address: the ntuple rule also matches src-ip and src-port
   -p, --port PORT         TCP port (default 5201); the client sends from this port too
   -f, --iface IFACE       interface whose queues to bind (server, selftest)
-  -v, --validate N        validate the pattern 1,2,..,N-1,0 (0: no validation; default 0)
+  -v, --validate N        validate (client: send) the pattern 1,2,..,N-1,0 (0: off, client sends zeros; default 0)
   -t, --queue-start START first bound RX queue (default 8)
   -q, --queue-num NUM     number of bound RX queues (default 8)
 options:
@@ -23,7 +23,8 @@ options:
   --selftest              run the bind-rx checks on -f IFACE and exit (TAP-like output)
   --provider P            udmabuf (default) or dma-heap
   --size BYTES            dma-buf size (default 65536000, as upstream)
-  --batch N               token ranges per SO_DEVMEM_DONTNEED, 1..128 (default 128)
+  --batch N               most token ranges per SO_DEVMEM_DONTNEED, 1..128 (default 128);
+                          a read's tokens are returned before the next read
   --hold-tokens-secs S    keep all tokens for S seconds before returning any
   --max-bytes N           stop after N bytes
   --bytes N               client: bytes to send

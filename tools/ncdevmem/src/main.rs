@@ -290,6 +290,14 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             }
         }
         let _ = cursor;
+        // Return this read's tokens before reading again: a token kept across
+        // reads holds a buffer the NIC may need for the next data, and with a
+        // small dma-buf every buffer can end up waiting in the batch while the
+        // read waits for data (a deadlock).
+        if batch.pending() > 0 {
+            s.tokens_returned += return_tokens(fd, batch.ranges())?;
+            batch.clear();
+        }
         if !devmem {
             // Not devmem data (the flow missed the bound queues): plain bytes.
             if let Some(p) = pattern.as_mut() {
@@ -353,14 +361,21 @@ fn client(o: &Opts) -> io::Result<Outcome> {
     sock.connect(&addr.into())
         .map_err(|e| io::Error::new(e.kind(), format!("connect {addr}: {e}")))?;
     let mut stream: std::net::TcpStream = sock.into();
-    let mut pattern = Pattern::new(o.validate.max(2)).unwrap_or(Pattern::new(7).unwrap());
+    // With -v N the pattern, else zeros (what upstream's server, without
+    // validation, reads as "nothing to print"). A buffer of whole pattern
+    // periods ends where it starts: filled once, it is the stream's next bytes
+    // at every write (a shorter last write sends a prefix), so sending costs
+    // no per-byte work.
     let mut buf = vec![0u8; 256 * 1024];
+    if let Some(mut pattern) = Pattern::new(o.validate) {
+        buf.truncate(buf.len() / pattern.period() * pattern.period());
+        pattern.fill(&mut buf);
+    }
     let start = Instant::now();
     let mut sent = 0u64;
     let mut last_report = start;
     while sent < o.bytes {
         let n = (o.bytes - sent).min(buf.len() as u64) as usize;
-        pattern.fill(&mut buf[..n]);
         stream.write_all(&buf[..n])?;
         sent += n as u64;
         if last_report.elapsed() >= Duration::from_secs(2) {

@@ -15,6 +15,12 @@ impl Pattern {
         (modulus >= 2).then_some(Self { modulus, next: 1 })
     }
 
+    /// The pattern's period in bytes: a fill of a whole number of periods
+    /// leaves the pattern where it started.
+    pub fn period(&self) -> usize {
+        usize::from(self.modulus)
+    }
+
     /// Fills `buf` with the next bytes.
     pub fn fill(&mut self, buf: &mut [u8]) {
         for b in buf {
@@ -66,5 +72,15 @@ mod tests {
         data[900] = 42;
         assert_eq!(chk.check(&data[333..]), 2);
         assert!(Pattern::new(1).is_none());
+    }
+
+    #[test]
+    fn whole_periods_return_to_the_start() {
+        let mut p = Pattern::new(7).unwrap();
+        let mut b = vec![0u8; 7 * 100];
+        p.fill(&mut b);
+        assert_eq!(p, Pattern::new(7).unwrap());
+        p.fill(&mut b[..6]);
+        assert_ne!(p, Pattern::new(7).unwrap());
     }
 }
