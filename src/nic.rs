@@ -76,6 +76,10 @@ pub(crate) struct RxQueue {
     pub(crate) ring: crate::ring::SkbRing,
     pub(crate) stats: RxStats,
     pub(crate) index: u32,
+    /// A peer TX queue stopped on this full ring since the last poll that
+    /// took frames: that poll wakes the peer's stopped queues (set after the
+    /// stop, so a poll that misses it leaves the sender's own recheck to wake).
+    pub(crate) sender_stopped: AtomicBool,
     /// Held while the kernel has a devmem binding on this queue (under rtnl).
     #[pin]
     binding_ref: kernel::sync::Mutex<Option<ModuleRef>>,
@@ -91,6 +95,7 @@ impl RxQueue {
             ring,
             stats: RxStats::default(),
             index,
+            sender_stopped: AtomicBool::new(false),
             binding_ref <- kernel::new_mutex!(None),
         }? Error))
     }
@@ -477,6 +482,7 @@ impl NetDevOps for Nic {
             Err(skb) => {
                 // Back-pressure: stop this queue until the peer's poll drains a ring.
                 dev.txq_stop(txq);
+                q.sender_stopped.store(true, Ordering::SeqCst);
                 stats.stops.add(1);
                 q.napi.schedule();
                 if !q.ring.is_full() {

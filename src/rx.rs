@@ -18,6 +18,7 @@ use crate::{
     parse::parse_prefix,
     skb::{build_size, rx_headroom, SkBuff},
 };
+use core::sync::atomic::Ordering;
 use kernel::prelude::*;
 
 /// Most header bytes the split path puts in the skb head.
@@ -162,7 +163,7 @@ impl NapiPoll for RxQueue {
                 Err(RxError::Fault) => self.stats.drops.add_shared(1),
             }
         }
-        if done > 0 {
+        if done > 0 && self.sender_stopped.swap(false, Ordering::SeqCst) {
             // Room in the ring again: restart a sender stopped on back-pressure.
             if let Some(peer) = ctx.dev().peer() {
                 for t in 0..peer.real_num_tx_queues() {
@@ -295,12 +296,11 @@ impl RxQueue {
     ) -> Result<(), RxError> {
         let mut off = from;
         let end = from + len;
+        let dma = dev.dma_dev();
         while off < end {
             let n = (end - off).min(kernel::page::PAGE_SIZE);
             let buf = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
-            device_write_with(dev.dma_dev(), buf.dma_addr(), n, |dst| {
-                frame.copy_bits(off, dst)
-            })?;
+            device_write_with(dma, buf.dma_addr(), n, |dst| frame.copy_bits(off, dst))?;
             skb.add_netmem_frag(buf, 0, n as u32)?;
             off += n;
         }
