@@ -6,6 +6,7 @@
 #   make bootstrap    install what is missing and build the cached test kernel
 #   make check        every test; ends with "N passed, N failed"
 #   make demo         bootstrap, build, boot QEMU, load the module, show what it made
+#   make bench        perf kernel, devmem vs copy/discard/veth receive (build/bench/)
 #   make vm-run SCRIPT=file [FILES="a b"]   run a script as root in the guest
 #   make fmt          rustfmt the module's sources
 
@@ -17,7 +18,7 @@ RUST_SRCS = $(filter-out src/bindings_generated.rs,$(wildcard src/*.rs src/*/*.r
 TOOLS_TARGET := x86_64-unknown-linux-gnu
 TOOLS_BIN := tools/target/$(TOOLS_TARGET)/release
 
-.PHONY: all module tools bootstrap check demo vm-run fmt fmt-check clean
+.PHONY: all module tools bootstrap check demo bench vm-run fmt fmt-check clean
 
 all: module tools
 
@@ -37,6 +38,9 @@ check:
 
 demo:
 	scripts/demo
+
+bench:
+	scripts/bench
 
 vm-run:
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=file [FILES=\"a b ...\"]"; exit 2; }

@@ -228,6 +228,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             break;
         }
         let msgs = cmsg::parse(&ctrl[..msg.msg_controllen]);
+        let holding = o.hold > 0 && Instant::now() < hold_until;
         let mut cursor = 0usize;
         let mut devmem = false;
         // Validate this batch's frags under one sync of the dma-buf.
@@ -276,7 +277,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                         s.wrong_dmabuf += 1;
                     }
                     let _ = offset;
-                    if Instant::now() < hold_until {
+                    if holding {
                         held.push(TokenRange {
                             start: token,
                             count: 1,

@@ -3,12 +3,23 @@
 //!     dmn-xfer send ADDR PORT BYTES [SEED]
 //!     dmn-xfer recv PORT BYTES [SEED] [BIND_ADDR]
 //!     dmn-xfer inject IFACE COUNT [SEED] [MAX_LEN]
+//!     dmn-xfer sink PORT copy|discard [BIND_ADDR]
+//!     dmn-xfer timed OUTFILE CMD [ARG...]
 //!
 //! `inject` sends COUNT malformed or edge-case frames (`inject::KINDS`, in
 //! turn) out of IFACE through an AF_PACKET socket and prints
 //! `inject sent=N rejected=M`, M being frames the kernel refused to send.
 //!
-//! Both print one line `xfer <role> bytes=N fnv=HEX secs=S mibps=R errors=E`;
+//! `sink` is the benchmark's receiver: it reads until the sender closes, either copying into a user buffer (`copy`) or letting
+//! TCP drop the bytes without a copy (`discard`, `MSG_TRUNC`), and prints
+//! `xfer sink bytes=N secs=S mibps=R` (secs from accept to EOF).
+//!
+//! `timed` runs CMD, writes `pid=N` to OUTFILE as soon as it started (so a
+//! caller can sample /proc/N/stat), and when it ends appends
+//! `cpu_user=S cpu_sys=S` (its rusage, children included) and exits with its
+//! status: the benchmark's measure of a receiver's CPU time.
+//!
+//! `send` and `recv` print one line `xfer <role> bytes=N fnv=HEX secs=S mibps=R errors=E`;
 //! the receiver exits non-zero if it got other than BYTES bytes or any byte
 //! differs from the pattern.
 
@@ -22,7 +33,7 @@ const BUF: usize = 256 * 1024;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN]"
+        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...]"
     );
     ExitCode::from(2)
 }
@@ -37,11 +48,7 @@ fn report(role: &str, bytes: u64, fnv: Fnv, start: Instant, errors: u64) {
 }
 
 fn send(addr: &str, port: u16, total: u64, seed: u64) -> std::io::Result<()> {
-    let target = (addr.trim_matches(|c| c == '[' || c == ']'), port)
-        .to_socket_addrs()?
-        .next()
-        .ok_or_else(|| std::io::Error::other("no address"))?;
-    let mut s = TcpStream::connect(target)?;
+    let mut s = connect(addr, port)?;
     let start = Instant::now();
     let mut buf = vec![0u8; BUF];
     let mut fnv = Fnv::default();
@@ -79,6 +86,86 @@ fn recv(port: u16, total: u64, seed: u64, bind: &str) -> std::io::Result<bool> {
     }
     report("recv", off, fnv, start, errors);
     Ok(off == total && errors == 0)
+}
+
+fn connect(addr: &str, port: u16) -> std::io::Result<TcpStream> {
+    let target = (addr.trim_matches(|c| c == '[' || c == ']'), port)
+        .to_socket_addrs()?
+        .next()
+        .ok_or_else(|| std::io::Error::other("no address"))?;
+    TcpStream::connect(target)
+}
+
+fn sink(port: u16, discard: bool, bind: &str) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let l = TcpListener::bind((bind, port))?;
+    let (mut s, _) = l.accept()?;
+    let start = Instant::now();
+    let mut buf = vec![0u8; BUF];
+    let mut total = 0u64;
+    loop {
+        let n = if discard {
+            // SAFETY: with MSG_TRUNC, TCP discards up to `len` bytes without
+            // writing `buf`; the pointer is valid for `len` bytes anyway.
+            let n = unsafe {
+                libc::recv(
+                    s.as_raw_fd(),
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    libc::MSG_TRUNC,
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            n as usize
+        } else {
+            s.read(&mut buf)?
+        };
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "xfer sink bytes={total} secs={secs:.3} mibps={:.1}",
+        total as f64 / (1024.0 * 1024.0) / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+fn timed(out: &str, cmd: &[String]) -> std::io::Result<ExitCode> {
+    let child = std::process::Command::new(&cmd[0]).args(&cmd[1..]).spawn()?;
+    let pid = child.id() as libc::pid_t;
+    std::fs::write(out, format!("pid={pid}\n"))?;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; all-zeroes is a valid start.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our unwaited child; `status` and `ru` are valid for writes.
+    while unsafe { libc::wait4(pid, &mut status, 0, &mut ru) } < 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    let mut f = std::fs::OpenOptions::new().append(true).open(out)?;
+    writeln!(
+        f,
+        "cpu_user={:.3} cpu_sys={:.3}",
+        secs(ru.ru_utime),
+        secs(ru.ru_stime)
+    )?;
+    Ok(if libc::WIFEXITED(status) {
+        ExitCode::from(libc::WEXITSTATUS(status) as u8)
+    } else {
+        ExitCode::from(128 + libc::WTERMSIG(status) as u8)
+    })
 }
 
 fn inject(iface: &str, count: u64, seed: u64, max_len: usize) -> std::io::Result<()> {
@@ -149,6 +236,21 @@ fn main() -> ExitCode {
             (Ok(count), Some(seed), Some(max)) => {
                 inject(&args[1], count, seed, max as usize).map(|()| true)
             }
+            _ => return usage(),
+        },
+        Some("timed") if args.len() >= 3 => {
+            return timed(&args[1], &args[2..]).unwrap_or_else(|e| {
+                eprintln!("dmn-xfer timed: {}: {e}", args[2]);
+                ExitCode::FAILURE
+            })
+        }
+        Some("sink") if args.len() >= 3 => match (args[1].parse(), args[2].as_str()) {
+            (Ok(port), mode @ ("copy" | "discard")) => sink(
+                port,
+                mode == "discard",
+                args.get(3).map_or("::", String::as_str),
+            )
+            .map(|()| true),
             _ => return usage(),
         },
         _ => return usage(),
