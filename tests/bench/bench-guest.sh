@@ -121,13 +121,7 @@ measure() { # case flows mtu rep
 }
 
 setup_pair || die "devmemnic pair"
-ip link add vb0 type veth peer name vb1 || die "veth"
-ip link set vb1 netns peer
-ip addr add 10.8.0.1/24 dev vb0
-ip link set vb0 up
-ip netns exec peer ip addr add 10.8.0.2/24 dev vb1
-ip netns exec peer ip link set vb1 up
-sleep 1
+setup_veth vb0 vb1 || die "veth"
 echo "BENCH-INFO $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
 	"$BENCH_MIB MiB per measurement, $BENCH_REPS runs each"
 

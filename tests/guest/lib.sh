@@ -100,6 +100,18 @@ setup_pair() {
 	return 1
 }
 
+# A veth pair: $1 (10.8.0.1/24) here, $2 (10.8.0.2/24) in namespace "peer",
+# which must exist.
+setup_veth() {
+	ip link add "$1" type veth peer name "$2" || return 1
+	ip link set "$2" netns peer || return 1
+	ip addr add 10.8.0.1/24 dev "$1"
+	ip link set "$1" up
+	ip netns exec peer ip addr add 10.8.0.2/24 dev "$2"
+	ip netns exec peer ip link set "$2" up
+	sleep 1
+}
+
 teardown_pair() {
 	ip netns del peer 2>/dev/null
 	grep -q '^devmemnic ' /proc/modules && rmmod devmemnic

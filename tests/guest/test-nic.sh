@@ -195,13 +195,7 @@ channels() {
 veth_reference() {
 	mkdir -p /run/netns
 	ip netns add peer || return 1
-	ip link add vref0 type veth peer name vref1 || return 1
-	ip link set vref1 netns peer
-	ip addr add 10.8.0.1/24 dev vref0
-	ip link set vref0 up
-	ip netns exec peer ip addr add 10.8.0.2/24 dev vref1
-	ip netns exec peer ip link set vref1 up
-	sleep 1
+	setup_veth vref0 vref1 || return 1
 	xfer_check 10.8.0.2 5701 $((1024 * MIB)) || return 1
 	ip link del vref0
 }

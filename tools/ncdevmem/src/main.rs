@@ -327,10 +327,6 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     if !held.is_empty() {
         s.tokens_returned += return_tokens(fd, &held)?;
     }
-    if batch.pending() > 0 {
-        s.tokens_returned += return_tokens(fd, batch.ranges())?;
-        batch.clear();
-    }
     s.secs = start.elapsed().as_secs_f64();
     eprintln!();
     if interrupted {
