@@ -10,8 +10,9 @@
 //! turn) out of IFACE through an AF_PACKET socket and prints
 //! `inject sent=N rejected=M`, M being frames the kernel refused to send.
 //!
-//! `sink` is the benchmark's receiver: it reads until the sender closes, either copying into a user buffer (`copy`) or letting
-//! TCP drop the bytes without a copy (`discard`, `MSG_TRUNC`), and prints
+//! `sink` is the benchmark's receiver: it reads until the sender closes,
+//! either copying into a user buffer (`copy`) or letting TCP drop the bytes
+//! without a copy (`discard`, `MSG_TRUNC`), and prints
 //! `xfer sink bytes=N secs=S mibps=R` (secs from accept to EOF).
 //!
 //! `timed` runs CMD, writes `pid=N` to OUTFILE as soon as it started (so a
@@ -19,7 +20,8 @@
 //! `cpu_user=S cpu_sys=S` (its rusage, children included) and exits with its
 //! status: the benchmark's measure of a receiver's CPU time.
 //!
-//! `send` and `recv` print one line `xfer <role> bytes=N fnv=HEX secs=S mibps=R errors=E`;
+//! `send` and `recv` print one line
+//! `xfer <role> bytes=N fnv=HEX secs=S mibps=R errors=E`;
 //! the receiver exits non-zero if it got other than BYTES bytes or any byte
 //! differs from the pattern.
 
