@@ -63,6 +63,17 @@ void dmn_this_module_get(void);
 void dmn_this_module_put(void);
 void dmn_rtnl_lock(void);
 void dmn_rtnl_unlock(void);
+
+/*
+ * debugfs: devmemnic/<parent device>/restart_rx_queue restarts an RX queue
+ * the way the core's netdev_rx_queue_restart() does (not exported in 6.12).
+ * Without debugfs these do nothing (ERR_PTR dentries are accepted by remove).
+ */
+struct dentry;
+void dmn_debugfs_init(void);
+void dmn_debugfs_exit(void);
+struct dentry *dmn_debugfs_dev_add(struct net_device *dev);
+void dmn_debugfs_remove(struct dentry *dir);
 u64 dmn_default_features(void);
 u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);

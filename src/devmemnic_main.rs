@@ -2,10 +2,14 @@
 
 //! devmemnic: virtual NIC pairs that support device memory TCP.
 //!
-//! Layers: `bindings`, `kunit`, `platform` and `dma` are the thin abstraction
-//! layer holding every `unsafe` block; the rest is driver logic in safe Rust.
+//! Layers: `bindings`, `debugfs`, `delay`, `dma`, `ethtool`, `kunit`,
+//! `module_ref`, `napi`, `netdev`, `page_pool`, `platform`, `rcu`, `ring` and
+//! `skb` are the thin abstraction layer holding every `unsafe` block; the rest
+//! (`nic`, `rx`, `parse`, `steering`, `toeplitz`, `stats`, `errno`) is driver logic in
+//! safe Rust.
 
 mod bindings;
+mod debugfs;
 mod delay;
 mod dma;
 mod errno;
@@ -73,11 +77,17 @@ impl Params {
 struct Devmemnic {
     /// Device pairs: `dmnic0`/`dmnic1`, `dmnic2`/`dmnic3`, ...
     pairs: KVec<Pair>,
+    /// Dropped after the pairs (fields drop in order), which remove their own
+    /// directories first.
+    _debugfs: debugfs::DebugfsRoot,
 }
 
 impl kernel::Module for Devmemnic {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let params = Params::load()?;
+        // SAFETY: module init, once; the root is a field declared after `pairs`,
+        // so it drops after every device's directory.
+        let debugfs = unsafe { debugfs::DebugfsRoot::new() };
         let mut pairs = KVec::with_capacity(params.pairs as usize, GFP_KERNEL)?;
         for n in 0..params.pairs {
             // On error, `pairs` drops and tears down what was created.
@@ -93,7 +103,10 @@ impl kernel::Module for Devmemnic {
             params.queues,
             params.pairs * 2 - 1
         );
-        Ok(Self { pairs })
+        Ok(Self {
+            pairs,
+            _debugfs: debugfs,
+        })
     }
 }
 

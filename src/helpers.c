@@ -8,6 +8,7 @@
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/skbuff.h>
+#include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/page_pool/helpers.h>
 #include <linux/rtnetlink.h>
@@ -19,6 +20,8 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <kunit/test.h>
 
 #include "devmemnic_helpers.h"
@@ -621,4 +624,109 @@ void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsig
 {
 	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, (__force netmem_ref)netmem, off,
 			       size, truesize);
+}
+
+/*
+ * netdev_rx_queue_restart() as the core does it (net/core/netdev_rx_queue.c):
+ * 6.12 does not export it. New memory first, then stop, start on the new
+ * memory, free the old; if the start fails, the queue goes back on its old
+ * memory. Under rtnl.
+ */
+static int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx)
+{
+	const struct netdev_queue_mgmt_ops *ops = dev->queue_mgmt_ops;
+	void *new_mem, *old_mem;
+	int err;
+
+	ASSERT_RTNL();
+	if (!ops)
+		return -EOPNOTSUPP;
+	if (!netif_running(dev))
+		return -ENETDOWN;
+	if (idx >= dev->real_num_rx_queues)
+		return -EINVAL;
+
+	new_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
+	if (!new_mem)
+		return -ENOMEM;
+	old_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
+	if (!old_mem) {
+		err = -ENOMEM;
+		goto free_new;
+	}
+	err = ops->ndo_queue_mem_alloc(dev, new_mem, idx);
+	if (err)
+		goto free_old;
+	err = ops->ndo_queue_stop(dev, old_mem, idx);
+	if (err)
+		goto free_new_queue_mem;
+	err = ops->ndo_queue_start(dev, new_mem, idx);
+	if (err) {
+		if (ops->ndo_queue_start(dev, old_mem, idx)) {
+			netdev_err(dev, "RX queue %u did not restart on its old memory\n", idx);
+			ops->ndo_queue_mem_free(dev, old_mem);
+		}
+		goto free_new_queue_mem;
+	}
+	ops->ndo_queue_mem_free(dev, old_mem);
+	kvfree(old_mem);
+	kvfree(new_mem);
+	return 0;
+
+free_new_queue_mem:
+	ops->ndo_queue_mem_free(dev, new_mem);
+free_old:
+	kvfree(old_mem);
+free_new:
+	kvfree(new_mem);
+	return err;
+}
+
+/* debugfs: devmemnic/<parent device>/restart_rx_queue; write a queue index. */
+static struct dentry *dmn_debugfs_root;
+
+static ssize_t dmn_restart_rx_queue_write(struct file *file, const char __user *buf,
+					  size_t len, loff_t *ppos)
+{
+	struct net_device *dev = file->private_data;
+	unsigned int idx;
+	int err;
+
+	err = kstrtouint_from_user(buf, len, 0, &idx);
+	if (err)
+		return err;
+	rtnl_lock();
+	err = dmn_rx_queue_restart(dev, idx);
+	rtnl_unlock();
+	return err ? err : len;
+}
+
+static const struct file_operations dmn_restart_rx_queue_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = dmn_restart_rx_queue_write,
+};
+
+void dmn_debugfs_init(void)
+{
+	dmn_debugfs_root = debugfs_create_dir("devmemnic", NULL);
+}
+
+void dmn_debugfs_exit(void)
+{
+	debugfs_remove(dmn_debugfs_root);
+}
+
+struct dentry *dmn_debugfs_dev_add(struct net_device *dev)
+{
+	struct dentry *dir;
+
+	dir = debugfs_create_dir(dev_name(dev->dev.parent), dmn_debugfs_root);
+	debugfs_create_file("restart_rx_queue", 0200, dir, dev, &dmn_restart_rx_queue_fops);
+	return dir;
+}
+
+void dmn_debugfs_remove(struct dentry *dir)
+{
+	debugfs_remove(dir);
 }

@@ -683,6 +683,8 @@ pub(crate) struct NetDevConfig<'a> {
 pub(crate) struct NetDevAlloc<T: OpsTables> {
     ptr: NonNull<bindings::net_device>,
     registered: bool,
+    /// The device's debugfs directory while it is registered.
+    debugfs: Option<crate::debugfs::DevDir>,
     _t: PhantomData<T>,
 }
 
@@ -739,6 +741,7 @@ impl<T: OpsTables> NetDevAlloc<T> {
         Ok(Self {
             ptr,
             registered: false,
+            debugfs: None,
             _t: PhantomData,
         })
     }
@@ -755,11 +758,16 @@ impl<T: OpsTables> NetDevAlloc<T> {
         to_result(unsafe { bindings::register_netdev(self.ptr.as_ptr()) })?;
         // INVARIANT: registration succeeded.
         self.registered = true;
+        // SAFETY: registered with `T`'s queue management ops (set by `new`); the
+        // directory goes in `unregister` before the device does.
+        self.debugfs = Some(unsafe { crate::debugfs::DevDir::new(self.ptr.as_ptr()) });
         Ok(())
     }
 
     /// Unregisters the device (takes rtnl); it stays allocated until drop.
     pub(crate) fn unregister(&mut self) {
+        // Its knobs go first (waiting for a write in progress).
+        self.debugfs = None;
         if self.registered {
             // SAFETY: registered and not yet unregistered (type invariant).
             unsafe { bindings::unregister_netdev(self.ptr.as_ptr()) };

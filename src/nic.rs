@@ -392,6 +392,21 @@ impl Nic {
         Ok(())
     }
 
+    /// New memory for RX queues `range` (indices), all or none.
+    fn new_queue_mems(
+        dev: &NetDev,
+        data: &NicPriv,
+        range: core::ops::Range<u32>,
+        split: bool,
+    ) -> Result<KVec<QueueMem>> {
+        let rxqs = &data.me().rxqs;
+        let mut mems = KVec::with_capacity(range.len(), GFP_KERNEL)?;
+        for q in rxqs.iter().skip(range.start as usize).take(range.len()) {
+            mems.push(QueueMem::new(dev, q, split)?, GFP_KERNEL)?;
+        }
+        Ok(mems)
+    }
+
     /// Stops every RX queue: NAPI off, memory freed, ring purged.
     fn stop_queues(dev: &NetDev, data: &NicPriv) {
         for q in data.me().rxqs.iter() {
@@ -657,18 +672,24 @@ impl EthtoolOps for Nic {
             ));
             return Err(EBUSY);
         }
-        if me.header_split.swap(split, Ordering::Relaxed) == split || !dev.is_running() {
+        if me.header_split.load(Ordering::Relaxed) == split {
             return Ok(());
         }
-        // Rebuild each active queue's memory with the new layout.
-        for q in me.rxqs.iter().take(dev.real_num_rx_queues() as usize) {
-            let mem = match QueueMem::new(dev, q, split) {
-                Ok(mem) => mem,
-                Err(e) => {
-                    extack.msg(c_str!("devmemnic: no memory for the new queue buffers"));
-                    return Err(e);
-                }
-            };
+        if !dev.is_running() {
+            me.header_split.store(split, Ordering::Relaxed);
+            return Ok(());
+        }
+        // Every queue's new memory is built before any queue changes: a failure
+        // leaves the device as it was (old layout, old flag).
+        let fresh = match Self::new_queue_mems(dev, data, 0..dev.real_num_rx_queues(), split) {
+            Ok(fresh) => fresh,
+            Err(e) => {
+                extack.msg(c_str!("devmemnic: no memory for the new queue buffers"));
+                return Err(e);
+            }
+        };
+        me.header_split.store(split, Ordering::Relaxed);
+        for (q, mem) in me.rxqs.iter().zip(fresh) {
             me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
         }
         Ok(())
@@ -689,19 +710,33 @@ impl EthtoolOps for Nic {
         if req.rx == 0 || req.tx == 0 || req.rx > max || req.tx > max {
             return Err(EINVAL);
         }
+        let me = data.me();
         let old_rx = dev.real_num_rx_queues();
+        // What can fail comes first (memory for queues that become active, the
+        // new RSS spread), so a failed request leaves the device as it was.
+        let fresh = if dev.is_running() && req.rx > old_rx {
+            Self::new_queue_mems(
+                dev,
+                data,
+                old_rx..req.rx,
+                me.header_split.load(Ordering::Relaxed),
+            )?
+        } else {
+            KVec::new()
+        };
+        // The default RSS spread follows the channel count; a table set by the
+        // user stays (the ethtool core refused shrinking below its entries).
+        let spread = if dev.rxfh_configured() {
+            None
+        } else {
+            let mut n = me.steering.read(|s| KBox::new(s.clone(), GFP_KERNEL))?;
+            n.spread(req.rx);
+            Some(n)
+        };
         dev.set_real_num_queues(req.tx, req.rx)?;
         if dev.is_running() {
-            let me = data.me();
-            let split = me.header_split.load(Ordering::Relaxed);
             // Queues that became active get memory; ones that went away lose it.
-            for q in me
-                .rxqs
-                .iter()
-                .skip(old_rx as usize)
-                .take(req.rx.saturating_sub(old_rx) as usize)
-            {
-                let mem = QueueMem::new(dev, q, split)?;
+            for (q, mem) in me.rxqs.iter().skip(old_rx as usize).zip(fresh) {
                 me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
                 q.napi.enable(dev, q.index);
             }
@@ -712,20 +747,14 @@ impl EthtoolOps for Nic {
                 .take(old_rx.saturating_sub(req.rx) as usize)
             {
                 q.napi.disable(dev, q.index);
-                data.me().retire(q.napi.with_state(|st, off| st.take(off)));
+                me.retire(q.napi.with_state(|st, off| st.take(off)));
                 q.stats.drops.add_shared(q.ring.purge());
             }
         }
-        // The default RSS spread follows the channel count; a table set by the
-        // user stays (the ethtool core refused shrinking below its entries).
-        if dev.rxfh_configured() {
-            return Ok(());
+        if let Some(n) = spread {
+            me.steering.update(|_| Ok(n))?;
         }
-        data.me().steering.update(|s| {
-            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
-            n.spread(req.rx);
-            Ok(n)
-        })
+        Ok(())
     }
 
     fn get_rss(

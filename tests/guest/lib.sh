@@ -166,3 +166,60 @@ wait_listen() {
 	echo "nothing listens on $1"
 	return 1
 }
+
+# --- devmem: ncdevmem-rs servers on dmnic1 (namespace peer) ---
+
+# Header split on, RSS over queues 0-7, and the devmem flow (client port
+# $1 -> server port $1) steered to queue 8, as upstream ncdevmem configures.
+devmem_nic_setup() {
+	local port="$1"
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	ip netns exec peer ethtool -X dmnic1 equal 8 || return 1
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 src-ip 10.9.0.1 dst-ip 10.9.0.2 \
+		src-port "$port" dst-port "$port" queue 8 >/dev/null || return 1
+}
+
+# Starts an ncdevmem-rs server in the peer namespace (summary to $2) as a
+# child of this shell; its pid is left in RS_PID (for `wait`).
+rs_server() { # port outfile [extra args]
+	local port="$1" out="$2"
+	shift 2
+	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -p "$port" -f dmnic1 "$@" >"$out" 2>"$out.err" &
+	RS_PID=$!
+}
+
+summary_field() { # file field
+	sed -n "s/.* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1
+}
+
+# The server's summary must show BYTES received, all validated, every frag's
+# token returned, and payload in the dma-buf.
+check_rs_summary() { # file bytes
+	local f="$1" bytes="$2"
+	echo "info: $(cat "$f")"
+	[ "$(summary_field "$f" bytes)" = "$bytes" ] || { echo "server got $(summary_field "$f" bytes) bytes, want $bytes"; cat "$f.err" | tail -5; return 1; }
+	[ "$(summary_field "$f" validation_errors)" = 0 ] || { echo "validation errors"; return 1; }
+	[ "$(summary_field "$f" wrong_dmabuf)" = 0 ] || { echo "frags from another dma-buf"; return 1; }
+	[ "$(summary_field "$f" tokens_returned)" = "$(summary_field "$f" frags)" ] || { echo "not every token returned"; return 1; }
+	[ "$(summary_field "$f" dmabuf_bytes)" -gt $((bytes * 9 / 10)) ] || { echo "payload not in the dma-buf"; return 1; }
+}
+
+# What ncdevmem-rs may change on dmnic1 and must put back: header split,
+# channels, the RSS table and the ntuple rules.
+nic_snapshot() {
+	ip netns exec peer ethtool -g dmnic1 | grep -i "split"
+	ip netns exec peer ethtool -l dmnic1
+	ip netns exec peer ethtool -x dmnic1 | grep -v "^RSS hash key" | grep -v "^[0-9a-f][0-9a-f]:"
+	ip netns exec peer ethtool -n dmnic1
+}
+
+# rmmod, then: every devmem buffer had come back (teardown found no retired
+# pool waiting) and nothing was reported.
+unload_clean() {
+	dmesg -c >/dev/null
+	rmmod devmemnic || { echo "rmmod failed"; return 1; }
+	if dmesg | grep -q "devmem buffers still out"; then
+		echo "devmem buffers leaked"
+		return 1
+	fi
+}

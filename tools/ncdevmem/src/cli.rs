@@ -29,6 +29,11 @@ options:
   --max-bytes N           stop after N bytes
   --bytes N               client: bytes to send
   --json                  print the summary as JSON
+testing:
+  --fail-nth N            make the Nth kernel fault site (allocation) this thread passes
+                          while configuring the NIC and binding fail (CONFIG_FAULT_INJECTION)
+  --abuse-tokens          on the first read with two dma-buf frags, check SO_DEVMEM_DONTNEED
+                          misuse (bad lengths, unknown, stale, duplicate tokens, the 1024 limit)
   -h, --help              this text
 Long options take their value as --opt VALUE or --opt=VALUE; short ones as -p 5201 or -p5201.";
 
@@ -51,6 +56,8 @@ pub struct Opts {
     pub json: bool,
     pub no_config: bool,
     pub selftest: bool,
+    pub fail_nth: Option<u32>,
+    pub abuse_tokens: bool,
 }
 
 /// (short, long, takes a value)
@@ -73,6 +80,8 @@ const FLAGS: &[(Option<char>, &str, bool)] = &[
     (None, "json", false),
     (None, "no-config", false),
     (None, "selftest", false),
+    (None, "fail-nth", true),
+    (None, "abuse-tokens", false),
 ];
 
 fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
@@ -101,6 +110,8 @@ fn apply(o: &mut Opts, long: &str, v: Option<&str>) -> Result<(), String> {
         "json" => o.json = true,
         "no-config" => o.no_config = true,
         "selftest" => o.selftest = true,
+        "fail-nth" => o.fail_nth = Some(num(v, n)?),
+        "abuse-tokens" => o.abuse_tokens = true,
         _ => unreachable!("{long}"),
     }
     Ok(())
@@ -200,6 +211,12 @@ fn check(o: &Opts) -> Result<(), String> {
     if o.listen && o.iface.is_none() {
         return Err("server mode needs -f IFACE".into());
     }
+    if o.fail_nth == Some(0) {
+        return Err("--fail-nth must be at least 1".into());
+    }
+    if (o.fail_nth.is_some() || o.abuse_tokens) && !o.listen {
+        return Err("--fail-nth and --abuse-tokens are server options (-l)".into());
+    }
     if o.queues == 0 {
         return Err("-q must be at least 1".into());
     }
@@ -273,6 +290,9 @@ mod tests {
         assert!(o.no_config && o.start == 0);
         let o = parse_args(&args("--selftest -f eth1 -t 2 -q 1")).unwrap();
         assert!(o.selftest && o.server.is_none() && (o.start, o.queues) == (2, 1));
+        let o = parse_args(&args("-l -s 10.0.0.2 -f eth1 --fail-nth 17 --abuse-tokens")).unwrap();
+        assert_eq!(o.fail_nth, Some(17));
+        assert!(o.abuse_tokens);
     }
 
     #[test]
@@ -298,6 +318,9 @@ mod tests {
             "--selftest -f eth1 -t 0",
             "--selftest -l -s 1.2.3.4 -f eth1",
             "-s 1.2.3.4 -t 4294967295 -q 2",
+            "-l -s 10.0.0.2 -f eth1 --fail-nth 0",
+            "-s 1.2.3.4 --fail-nth 3",
+            "-s 1.2.3.4 --abuse-tokens",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }

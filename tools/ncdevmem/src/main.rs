@@ -14,11 +14,12 @@ use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
 use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
-use ncdevmem_rs::netlink::bind_rx;
+use ncdevmem_rs::fault::{FailNth, Injection};
+use ncdevmem_rs::netlink::{bind_rx, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
-use ncdevmem_rs::{selftest, signals};
+use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
@@ -120,20 +121,21 @@ fn configure(o: &Opts, iface: &str) -> io::Result<NicConfig<Nic>> {
     Ok(cfg)
 }
 
-fn server(o: &Opts) -> io::Result<Outcome> {
-    let iface = o.iface.as_deref().unwrap_or_default();
-    let ifindex = nic::ifindex(iface)?;
-    signals::install()?;
-    let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
-    // Dropped after the binding (declared later, dropped earlier): the NIC is
-    // restored once the queues are unbound, on every way out of here.
-    let _cfg = if o.no_config {
-        None
-    } else {
-        Some(configure(o, iface)?)
-    };
+/// Configures the NIC (unless --no-config; the config lands in `cfg`, to be
+/// restored when dropped) and binds the dma-buf to the queues. `None`: a
+/// signal came first.
+fn setup(
+    o: &Opts,
+    iface: &str,
+    ifindex: u32,
+    mem: &Dmabuf,
+    cfg: &mut Option<NicConfig<Nic>>,
+) -> io::Result<Option<Binding>> {
+    if !o.no_config {
+        *cfg = Some(configure(o, iface)?);
+    }
     if signals::stop_requested() {
-        return Ok(Outcome::Interrupted);
+        return Ok(None);
     }
     let queues: Vec<u32> = (o.start..o.start + o.queues).collect();
     let binding = match bind_rx(ifindex, mem.fd() as u32, &queues)? {
@@ -151,6 +153,34 @@ fn server(o: &Opts) -> io::Result<Outcome> {
         o.start + o.queues - 1,
         binding.id
     );
+    Ok(Some(binding))
+}
+
+fn server(o: &Opts) -> io::Result<Outcome> {
+    let iface = o.iface.as_deref().unwrap_or_default();
+    let ifindex = nic::ifindex(iface)?;
+    signals::install()?;
+    let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
+    // Dropped after the binding (declared later, dropped earlier): the NIC is
+    // restored once the queues are unbound, on every way out of here.
+    let mut cfg = None;
+    // With --fail-nth, a kernel fault is injected somewhere in configuring and
+    // binding; whatever fails must fail cleanly, and the NIC is restored as on
+    // any other error (after disarming).
+    let fail = o.fail_nth.map(FailNth::arm).transpose()?;
+    let bound = setup(o, iface, ifindex, &mem, &mut cfg);
+    if let Some(f) = fail {
+        match f.disarm()? {
+            Injection::Injected => eprintln!("fail-nth {}: injected", o.fail_nth.unwrap_or(0)),
+            Injection::NotReached { passed } => eprintln!(
+                "fail-nth {}: not reached ({passed} fault sites passed)",
+                o.fail_nth.unwrap_or(0)
+            ),
+        }
+    }
+    let Some(binding) = bound? else {
+        return Ok(Outcome::Interrupted);
+    };
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     sock.set_reuse_address(true)?;
@@ -191,6 +221,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     let hold_until = start + Duration::from_secs(o.hold);
     let mut last_report = start;
     let mut interrupted = false;
+    let mut abused = false;
     loop {
         if signals::stop_requested() {
             interrupted = true;
@@ -252,6 +283,24 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                 Ok(bad)
             })??;
         }
+        // --abuse-tokens: once, with two of this read's tokens (after validation:
+        // a returned buffer may be refilled at once); the first is
+        // returned by the checks (counted here, skipped below).
+        let mut returned_by_abuse = None;
+        if o.abuse_tokens && !abused {
+            let mut toks = msgs.iter().filter_map(|m| match m {
+                DevmemMsg::Dmabuf { token, .. } => Some(*token),
+                _ => None,
+            });
+            if let (Some(t0), Some(t1)) = (toks.next(), toks.next()) {
+                let checks = token_abuse::run(fd, t0, t1)
+                    .map_err(|e| io::Error::other(format!("SO_DEVMEM_DONTNEED misuse: {e}")))?;
+                eprintln!("token abuse: {checks} checks passed");
+                abused = true;
+                s.tokens_returned += 1;
+                returned_by_abuse = Some(t0);
+            }
+        }
         for m in msgs {
             match m {
                 DevmemMsg::Linear { size } => {
@@ -277,7 +326,9 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                         s.wrong_dmabuf += 1;
                     }
                     let _ = offset;
-                    if holding {
+                    if returned_by_abuse == Some(token) {
+                        // Already back in the pool.
+                    } else if holding {
                         held.push(TokenRange {
                             start: token,
                             count: 1,

@@ -1,0 +1,256 @@
+#!/bin/bash
+# Guest tests: hardening. Queue restarts under devmem traffic, SO_DEVMEM_DONTNEED
+# misuse, processes killed with tokens out, and kernel faults injected (fail-nth)
+# into configuring, binding, restarting and resizing queues. Each ends with the
+# module unloaded and no devmem buffer left out; the kernel's console is checked
+# for splats by vm-run and kmemleak runs after all scripts (run-all.sh).
+source /extra/lib.sh
+MIB=$((1024 * 1024))
+KNOB=/sys/kernel/debug/devmemnic/devmemnic.1/restart_rx_queue
+
+# The devmem queue restarted 50 times (debugfs restart_rx_queue: new memory,
+# stop, start, old memory freed, as the core does on bind and unbind) while
+# ncdevmem-rs receives validated streams into the dma-buf (as many 256 MiB
+# streams as the restarts take, each server configuring the NIC itself); after
+# each restart devmem frames arrive again. Bad knob input gets an error.
+devmem_queue_restarts() {
+	setup_pair || return 1
+	echo 99 >$KNOB 2>/dev/null && { echo "restart of queue 99 accepted"; return 1; }
+	echo x8 >$KNOB 2>/dev/null && { echo "restart of queue 'x8' accepted"; return 1; }
+	local bytes=$((256 * MIB)) port=5500 pid cpid c0 c restarts=0 missed=0 streams=0 got
+	while [ $restarts -lt 50 ] && [ $streams -lt 20 ]; do
+		port=$((port + 1))
+		streams=$((streams + 1))
+		rs_server $port /tmp/qr.out -c 10.9.0.1 -v 7
+		pid=$RS_PID
+		wait_listen $port || return 1
+		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>&1 &
+		cpid=$!
+		while [ $restarts -lt 50 ] && kill -0 $cpid 2>/dev/null; do
+			c0=$(stat_of dmnic1 rx8_devmem_packets peer)
+			echo 8 >$KNOB || { echo "restart $((restarts + 1)) failed"; return 1; }
+			restarts=$((restarts + 1))
+			got=0
+			for _ in $(seq 1 50); do
+				c=$(stat_of dmnic1 rx8_devmem_packets peer)
+				[ "$c" -gt "$c0" ] && { got=1; break; }
+				sleep 0.1
+			done
+			# (A stream that ended meanwhile is not a miss.)
+			[ $got = 1 ] || ! kill -0 $cpid 2>/dev/null || missed=$((missed + 1))
+		done
+		wait $cpid || { echo "stream $streams: client failed"; return 1; }
+		wait $pid || { tail -3 /tmp/qr.out.err; return 1; }
+		check_rs_summary /tmp/qr.out $bytes >/dev/null || { echo "stream $streams: $(cat /tmp/qr.out)"; return 1; }
+	done
+	echo "info: $restarts restarts of bound queue 8 during $streams validated 256 MiB devmem streams; $missed without devmem frames after them (5 s)"
+	[ $restarts = 50 ] || { echo "only $restarts restarts"; return 1; }
+	[ $missed = 0 ] || { echo "devmem traffic did not resume after $missed restarts"; return 1; }
+	# Unbound now (server gone): a host-memory queue restarts too; a down device refuses.
+	echo 8 >$KNOB || return 1
+	ip netns exec peer ip link set dmnic1 down
+	echo 8 >$KNOB 2>/dev/null && { echo "restart of a down device accepted"; return 1; }
+	unload_clean
+}
+
+# SO_DEVMEM_DONTNEED misuse on a live devmem socket (ncdevmem-rs
+# --abuse-tokens: bad lengths, NULL, unknown, out-of-range, duplicate and
+# stale tokens, the per-call limit), then the stream goes on, every buffer back.
+token_abuse() {
+	setup_pair || return 1
+	devmem_nic_setup 5402 || return 1
+	local bytes=$((16 * MIB)) pid
+	rs_server 5402 /tmp/ta.out -c 10.9.0.1 -v 7 --no-config --abuse-tokens
+	pid=$RS_PID
+	wait_listen 5402 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5402 -v 7 --bytes $bytes >/dev/null || return 1
+	wait $pid || { tail -3 /tmp/ta.out.err; return 1; }
+	grep "token abuse" /tmp/ta.out.err | sed 's/^/info: /'
+	grep -q "token abuse: 9 checks passed" /tmp/ta.out.err || { echo "checks did not run"; return 1; }
+	check_rs_summary /tmp/ta.out $bytes || return 1
+	unload_clean
+}
+
+# Processes killed (SIGKILL) with tokens out: the socket's buffers and the
+# binding go with them; the queue is free again and no buffer stays out.
+# Twice: with every token held (none returned yet), and mid-stream.
+killed_with_tokens() {
+	setup_pair || return 1
+	devmem_nic_setup 5403 || return 1
+	local round port pid cpid dm0 i
+	for round in held streaming; do
+		port=$((port ? port + 1 : 5404))
+		ip netns exec peer ethtool -N dmnic1 flow-type tcp4 src-ip 10.9.0.1 dst-ip 10.9.0.2 \
+			src-port $port dst-port $port queue 8 >/dev/null || return 1
+		dm0=$(stat_of dmnic1 rx8_devmem_packets peer)
+		if [ $round = held ]; then
+			rs_server $port /tmp/kt.out -c 10.9.0.1 -v 7 --no-config --hold-tokens-secs 600
+		else
+			rs_server $port /tmp/kt.out -c 10.9.0.1 -v 7 --no-config
+		fi
+		pid=$RS_PID
+		wait_listen $port || return 1
+		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $((1024 * MIB)) >/dev/null 2>&1 &
+		cpid=$!
+		for i in $(seq 1 100); do
+			[ "$(stat_of dmnic1 rx8_devmem_packets peer)" -gt $((dm0 + 200)) ] && break
+			sleep 0.1
+		done
+		echo "info: $round: killing the server after $(($(stat_of dmnic1 rx8_devmem_packets peer) - dm0)) devmem frames"
+		kill -KILL $pid
+		wait $pid 2>/dev/null
+		wait $cpid 2>/dev/null
+		# The binding went with the process: header split can go off again.
+		for i in $(seq 1 50); do
+			ip netns exec peer ethtool -G dmnic1 tcp-data-split off 2>/dev/null && break
+			sleep 0.1
+		done
+		ip netns exec peer ethtool -g dmnic1 | grep -qi "split:.*off" || { echo "queue still bound after kill"; return 1; }
+		ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	done
+	unload_clean
+}
+
+# Fault injection through fail-nth counts every fault site the task passes
+# (slab and page allocations, sleeping ones too); quiet, so an injected
+# failure does not print a stack trace.
+faults_setup() {
+	local d
+	for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
+		[ -d $d ] || { echo "no $d (CONFIG_FAULT_INJECTION_DEBUG_FS)"; return 1; }
+		echo 0 >$d/verbose
+		echo 0 >$d/probability
+		echo N >$d/ignore-gfp-wait
+	done
+	echo N >/sys/kernel/debug/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >/sys/kernel/debug/fail_page_alloc/min-order
+}
+
+faults_teardown() {
+	local d
+	for d in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
+		echo Y >$d/ignore-gfp-wait
+	done
+}
+
+# Sample points for a fail-nth walk over SITES sites: 1..20, then 30 more
+# spread evenly to the end.
+walk_points() { # sites
+	local n=$1 i
+	seq 1 $((n < 20 ? n : 20))
+	[ "$n" -gt 20 ] && for i in $(seq 1 30); do echo $((20 + (n - 20) * i / 30)); done
+}
+
+# Waits until something listens on $1 in peer or process $2 has exited.
+listen_or_exit() { # port pid
+	local i
+	for i in $(seq 1 600); do
+		ip netns exec peer cat /proc/net/tcp |
+			awk -v p=$(printf '%04X' "$1") '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# A kernel fault injected at each sampled point of ncdevmem-rs's setup
+# (header split on: every queue rebuilt; RSS; ntuple rule; bind-rx: dma-buf
+# attach and map, queue restarts): the server either fails with an error and
+# the NIC is exactly as before, or it serves a validated stream. Afterwards a
+# normal run works and no buffer stays out.
+fail_nth_setup() {
+	setup_pair || return 1
+	faults_setup || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
+	local before port=5420 pid sites n failed=0 served=0 bad=0
+	before=$(nic_snapshot)
+	# How many fault sites setup passes: armed far away, never reached.
+	rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth 100000000
+	pid=$RS_PID
+	wait_listen $port || return 1
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $MIB >/dev/null || return 1
+	wait $pid || return 1
+	sites=$(sed -n 's/.*not reached (\([0-9]*\) fault sites passed).*/\1/p' /tmp/fn.out.err)
+	[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "no fault site count: $(cat /tmp/fn.out.err)"; return 1; }
+	for n in $(walk_points "$sites"); do
+		port=$((port + 1))
+		rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth "$n"
+		pid=$RS_PID
+		if listen_or_exit $port $pid; then
+			if ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $MIB >/dev/null 2>&1 &&
+				wait $pid && check_rs_summary /tmp/fn.out $MIB >/dev/null; then
+				served=$((served + 1))
+			else
+				echo "fail-nth $n: serving failed: $(tail -2 /tmp/fn.out.err)"
+				bad=$((bad + 1))
+				kill $pid 2>/dev/null
+				wait $pid
+			fi
+		else
+			wait $pid && { echo "fail-nth $n: server exited 0 without serving"; bad=$((bad + 1)); }
+			grep -q "fail-nth $n: injected" /tmp/fn.out.err ||
+				{ echo "fail-nth $n: failed without an injected fault: $(tail -2 /tmp/fn.out.err)"; bad=$((bad + 1)); }
+			failed=$((failed + 1))
+		fi
+		[ "$(nic_snapshot)" = "$before" ] || {
+			echo "fail-nth $n: NIC not restored: $(tail -2 /tmp/fn.out.err)"
+			diff <(echo "$before") <(nic_snapshot)
+			bad=$((bad + 1))
+			break
+		}
+	done
+	faults_teardown
+	echo "info: $sites fault sites in setup; $((failed + served)) sampled: $failed failed cleanly, $served served anyway, $bad wrong"
+	[ $bad = 0 ] || return 1
+	[ $failed -gt 0 ] || { echo "no injected fault made setup fail"; return 1; }
+	# And afterwards: a normal run.
+	port=$((port + 1))
+	rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7
+	pid=$RS_PID
+	wait_listen $port || return 1
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $((16 * MIB)) >/dev/null || return 1
+	wait $pid || return 1
+	check_rs_summary /tmp/fn.out $((16 * MIB)) || return 1
+	unload_clean
+}
+
+# A fault at each site of a queue restart (the debugfs write, from this shell:
+# fail-nth is per task and a fork would reset it), while a validated flow runs
+# through the queue: each restart succeeds or fails with the queue still
+# working; the flow's data stays valid.
+fail_nth_restart() {
+	setup_pair || return 1
+	faults_setup || return 1
+	ip netns exec peer ethtool -X dmnic1 equal 1 || return 1
+	ip netns exec peer dmn-xfer recv 5430 $((1 << 40)) 5 >/tmp/fr.recv 2>&1 &
+	local rpid=$! n ok=0 failed=0
+	sleep 0.3
+	dmn-xfer send 10.9.0.2 5430 $((1 << 40)) 5 >/dev/null 2>&1 &
+	local spid=$!
+	for n in $(seq 1 60); do
+		# Both writes are builtins of this shell: no fork between arming and the restart.
+		echo "$n" >/proc/self/fail-nth
+		if echo 0 >$KNOB 2>/dev/null; then ok=$((ok + 1)); else failed=$((failed + 1)); fi
+		echo 0 >/proc/self/fail-nth
+	done
+	faults_teardown
+	local b0
+	b0=$(stat_of dmnic1 rx0_bytes peer)
+	sleep 2
+	[ "$(stat_of dmnic1 rx0_bytes peer)" -gt "$b0" ] || { echo "queue 0 stopped receiving"; return 1; }
+	kill $spid
+	wait $spid
+	wait $rpid
+	echo "info: 60 restarts with a fault at site 1..60: $ok succeeded, $failed failed; flow: $(cat /tmp/fr.recv)"
+	grep -q " errors=0$" /tmp/fr.recv || { echo "flow corrupted"; return 1; }
+	[ $failed -gt 0 ] || { echo "no restart failed"; return 1; }
+	[ $ok -gt 0 ] || { echo "no restart got past its fault sites"; return 1; }
+	unload_clean
+}
+
+run_test hardening/devmem-queue-restarts-50 devmem_queue_restarts
+run_test hardening/token-abuse token_abuse
+run_test hardening/killed-with-tokens-out killed_with_tokens
+run_test hardening/fail-nth-setup-and-bind fail_nth_setup
+run_test hardening/fail-nth-queue-restart fail_nth_restart
+exit $GUEST_FAILED
