@@ -729,7 +729,10 @@ impl EthtoolOps for Nic {
         let spread = if dev.rxfh_configured() {
             None
         } else {
-            let mut n = me.steering.read(|s| KBox::new(s.clone(), GFP_KERNEL))?;
+            // (Allocating: outside the RCU read side; rtnl keeps other writers out.)
+            let mut n = me
+                .steering
+                .read_sleepable(|s| KBox::new(s.clone(), GFP_KERNEL))?;
             n.spread(req.rx);
             Some(n)
         };

@@ -47,6 +47,17 @@ impl<T: Send + Sync> RcuBox<T> {
         r
     }
 
+    /// Runs `f` on the current value as a writer sees it: under the writer
+    /// lock, outside any read-side section, so `f` may sleep (allocate with
+    /// `GFP_KERNEL`, say). Callers that publish a value built here later must
+    /// keep other writers out in between (ethtool calls hold rtnl).
+    pub(crate) fn read_sleepable<R>(&self, f: impl FnOnce(&T) -> R) -> R {
+        let _w = self.writer.lock();
+        // SAFETY: only writers free values, and no writer runs while we hold
+        // the writer lock (type invariant).
+        f(unsafe { &*self.ptr.load(Ordering::Acquire) })
+    }
+
     /// Builds a new value from the current one and publishes it; may sleep.
     pub(crate) fn update(&self, f: impl FnOnce(&T) -> Result<KBox<T>>) -> Result {
         let _w = self.writer.lock();

@@ -133,12 +133,12 @@ faults_teardown() {
 	done
 }
 
-# Sample points for a fail-nth walk over SITES sites: 1..20, then 30 more
-# spread evenly to the end.
-walk_points() { # sites
-	local n=$1 i
+# Sample points for a fail-nth walk over SITES sites: 1..20, then SPREAD
+# more (default 30) spread evenly to the end.
+walk_points() { # sites [spread]
+	local n=$1 spread=${2:-30} i
 	seq 1 $((n < 20 ? n : 20))
-	[ "$n" -gt 20 ] && for i in $(seq 1 30); do echo $((20 + (n - 20) * i / 30)); done
+	[ "$n" -gt 20 ] && for i in $(seq 1 "$spread"); do echo $((20 + (n - 20) * i / spread)); done
 }
 
 # Waits until something listens on $1 in peer or process $2 has exited.
@@ -194,7 +194,8 @@ fail_nth_setup() {
 		fi
 		[ "$(nic_snapshot)" = "$before" ] || {
 			echo "fail-nth $n: NIC not restored: $(tail -2 /tmp/fn.out.err)"
-			diff <(echo "$before") <(nic_snapshot)
+			echo "$before" >/tmp/fn.before
+			nic_snapshot | diff /tmp/fn.before - | head
 			bad=$((bad + 1))
 			break
 		}
@@ -248,9 +249,214 @@ fail_nth_restart() {
 	unload_clean
 }
 
+# Channel counts, header split and the RSS table of dmnic1.
+queue_state() {
+	ip netns exec peer ethtool -l dmnic1 | tail -5
+	ip netns exec peer ethtool -g dmnic1 | grep -i split
+	ip netns exec peer ethtool -x dmnic1 | grep "^ *[0-9]*:"
+}
+
+# A kernel fault at sampled sites of two ethtool requests on dmnic1 (dmn-xfer
+# fault: fail-nth in the requesting task): channels 8 -> 16 (queue sysfs
+# objects, 8 queues' page pools, the RSS spread) and header split off (every
+# queue's memory rebuilt), while a validated flow runs. Each request either
+# succeeds or fails with channels, split and RSS table exactly as before; the
+# flow stays valid.
+fail_nth_ethtool() {
+	setup_pair || return 1
+	faults_setup || return 1
+	ip netns exec peer ethtool -L dmnic1 rx 8 tx 8 || return 1
+	ip netns exec peer dmn-xfer recv 5440 $((1 << 40)) 6 >/tmp/fe.recv 2>&1 &
+	local rpid=$!
+	sleep 0.3
+	dmn-xfer send 10.9.0.2 5440 $((1 << 40)) 6 >/dev/null 2>&1 &
+	local spid=$!
+	local op undo n out rc before sites ok=0 failed=0 bad=0 acks_lost=0 summary=""
+	for op in "channels 16 16" "split off"; do
+		case $op in
+		channels*) undo="ethtool -L dmnic1 rx 8 tx 8" ;;
+		split*) undo="ethtool -G dmnic1 tcp-data-split on" ;;
+		esac
+		out=$(ip netns exec peer dmn-xfer fault 100000000 dmnic1 $op) || { echo "$op: $out"; return 1; }
+		sites=$(echo "$out" | sed -n 's/.* passed=\([0-9]*\)$/\1/p')
+		[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "$op: no site count: $out"; return 1; }
+		ip netns exec peer $undo || return 1
+		# Every sampled request starts from this state (successes are undone).
+		before=$(queue_state)
+		for n in $(walk_points "$sites" 30); do
+			out=$(ip netns exec peer dmn-xfer fault "$n" dmnic1 $op)
+			rc=$?
+			case $rc in
+			0)
+				ok=$((ok + 1))
+				ip netns exec peer $undo || { echo "$op: undo failed after fault $n"; bad=$((bad + 1)); }
+				;;
+			1)
+				failed=$((failed + 1))
+				echo "$out" | grep -q "injected=yes" || { echo "$op: failed without a fault: $out"; bad=$((bad + 1)); }
+				[ "$(queue_state)" = "$before" ] && continue
+				# ENOBUFS: the request was done but netlink could not
+				# allocate its answer; the change stands.
+				if echo "$out" | grep -q "os_error_105"; then
+					acks_lost=$((acks_lost + 1))
+					ip netns exec peer $undo || { echo "$op: undo failed after fault $n"; bad=$((bad + 1)); }
+					continue
+				fi
+				echo "$op: fault $n: state changed by a failed request: $out"
+				echo "$before" >/tmp/fe.before
+				queue_state | diff /tmp/fe.before - | head
+				bad=$((bad + 1))
+				;;
+			*) echo "$op: $out"; bad=$((bad + 1)) ;;
+			esac
+		done
+		summary="$summary $op: $sites sites;"
+	done
+	faults_teardown
+	local b0
+	b0=$(rx_sum dmnic1 bytes peer)
+	sleep 2
+	[ "$(rx_sum dmnic1 bytes peer)" -gt "$b0" ] || { echo "the flow stopped"; return 1; }
+	kill $spid
+	wait $spid
+	wait $rpid
+	echo "info:$summary sampled requests: $ok succeeded, $failed failed ($acks_lost of them done but their netlink answer lost), $bad wrong; flow: $(cat /tmp/fe.recv)"
+	grep -q " errors=0$" /tmp/fe.recv || { echo "flow corrupted"; return 1; }
+	[ $bad = 0 ] || return 1
+	[ $failed -gt 0 ] || { echo "no request failed"; return 1; }
+	unload_clean
+}
+
+# Channel counts (both ends), MTU (both ends, never below the flows' MSS), the
+# RSS table and link down/up of dmnic1, round after round, while a copy flow
+# (RSS queues) and a devmem flow (ncdevmem-rs bound to queue 8 only) of 512 MiB
+# each run: both stay valid, every token comes back.
+churn_under_traffic() {
+	setup_pair || return 1
+	local bytes=$((512 * MIB)) dpid rpid spid cpid rounds=0
+	rs_server 5601 /tmp/ch.dm -c 10.9.0.1 -v 7 -q 1
+	dpid=$RS_PID
+	wait_listen 5601 || return 1
+	ip netns exec peer dmn-xfer recv 5602 $bytes 4 >/tmp/ch.recv 2>&1 &
+	rpid=$!
+	sleep 0.3
+	dmn-xfer send 10.9.0.2 5602 $bytes 4 >/tmp/ch.send 2>&1 &
+	spid=$!
+	ncdevmem-rs -s 10.9.0.2 -p 5601 -v 7 --bytes $bytes >/dev/null 2>&1 &
+	cpid=$!
+	while kill -0 $spid 2>/dev/null || kill -0 $cpid 2>/dev/null; do
+		rounds=$((rounds + 1))
+		ip netns exec peer ethtool -L dmnic1 rx 10 tx 10 || { echo "round $rounds: channels"; return 1; }
+		ethtool -L dmnic0 rx 10 tx 10 || return 1
+		ip link set dmnic0 mtu 9000 || return 1
+		ip netns exec peer ip link set dmnic1 mtu 9000 || return 1
+		ip netns exec peer ethtool -X dmnic1 equal 4 || return 1
+		ip netns exec peer ip link set dmnic1 down || return 1
+		sleep 0.2
+		ip netns exec peer ip link set dmnic1 up || return 1
+		sleep 1
+		ip netns exec peer ethtool -L dmnic1 rx 16 tx 16 || return 1
+		ethtool -L dmnic0 rx 16 tx 16 || return 1
+		ip link set dmnic0 mtu 1500 || return 1
+		ip netns exec peer ip link set dmnic1 mtu 1500 || return 1
+		ip netns exec peer ethtool -X dmnic1 equal 8 || return 1
+		sleep 1
+	done
+	wait $spid || { echo "copy sender: $(cat /tmp/ch.send)"; return 1; }
+	wait $rpid || { echo "copy receiver: $(cat /tmp/ch.recv)"; return 1; }
+	wait $cpid || { echo "devmem client failed"; return 1; }
+	wait $dpid || { echo "devmem server: $(tail -2 /tmp/ch.dm.err)"; return 1; }
+	echo "info: $rounds churn rounds (channels 16/10, MTU 1500/9000, RSS 8/4, link down/up) under traffic"
+	echo "info: copy flow: $(cat /tmp/ch.recv)"
+	grep -q " errors=0$" /tmp/ch.recv || { echo "copy flow corrupted"; return 1; }
+	check_rs_summary /tmp/ch.dm $bytes || return 1
+	[ $rounds -ge 3 ] || { echo "only $rounds rounds"; return 1; }
+	unload_clean
+}
+
+# dmnic3 (second pair) moved between namespaces 5 times while a flow to it
+# runs (the flow breaks: its addresses go with each move); afterwards the
+# device works: a validated transfer over it. Then rmmod with it in a namespace.
+netns_moves_under_traffic() {
+	setup_pair pairs=2 || return 1
+	ip netns add far || return 1
+	ip link set dmnic3 netns far || return 1
+	ip addr add 10.7.0.1/24 dev dmnic2
+	ip link set dmnic2 up
+	local i rpid spid
+	ip netns exec far ip link set lo up
+	ip netns exec far ip addr add 10.7.0.2/24 dev dmnic3
+	ip netns exec far ip link set dmnic3 up
+	ip netns exec far dmn-xfer recv 5620 $((1 << 40)) 2 >/dev/null 2>&1 &
+	rpid=$!
+	sleep 0.3
+	dmn-xfer send 10.7.0.2 5620 $((1 << 40)) 2 >/dev/null 2>&1 &
+	spid=$!
+	sleep 1
+	for i in 1 2 3 4 5; do
+		ip netns exec far ip link set dmnic3 netns peer || { echo "move $i out failed"; return 1; }
+		ip netns exec peer ip link set dmnic3 up
+		sleep 0.3
+		ip netns exec peer ip link set dmnic3 netns far || { echo "move $i back failed"; return 1; }
+		ip netns exec far ip addr add 10.7.0.2/24 dev dmnic3
+		ip netns exec far ip link set dmnic3 up
+		sleep 0.5
+	done
+	kill $spid $rpid 2>/dev/null
+	wait $spid $rpid 2>/dev/null
+	ip netns exec far dmn-xfer recv 5621 $((32 * MIB)) 3 >/tmp/nm.recv 2>&1 &
+	rpid=$!
+	sleep 0.3
+	dmn-xfer send 10.7.0.2 5621 $((32 * MIB)) 3 >/dev/null || { echo "transfer after the moves failed"; return 1; }
+	wait $rpid || { echo "receiver after the moves: $(cat /tmp/nm.recv)"; return 1; }
+	echo "info: after 5 moves under traffic: $(cat /tmp/nm.recv)"
+	grep -q " errors=0$" /tmp/nm.recv || return 1
+	unload_clean || return 1
+	ip netns del far
+}
+
+# rmmod while flows run in both directions (the module has no binding, so it
+# may go), one receiver stopped with a full socket: it unloads, the devices go,
+# and the flows' processes, killed after, leave nothing behind (kmemleak, page
+# pools; the console stays clean: no use of the freed device by a pool).
+rmmod_under_traffic() {
+	setup_pair || return 1
+	ip netns exec peer dmn-xfer recv 5630 $((1 << 40)) 2 >/dev/null 2>&1 &
+	local r1=$!
+	dmn-xfer recv 5631 $((1 << 40)) 2 >/dev/null 2>&1 &
+	local r2=$!
+	sleep 0.3
+	dmn-xfer send 10.9.0.2 5630 $((1 << 40)) 2 >/dev/null 2>&1 &
+	local s1=$!
+	ip netns exec peer dmn-xfer send 10.9.0.1 5631 $((1 << 40)) 2 >/dev/null 2>&1 &
+	local s2=$!
+	sleep 2
+	# One receiver stops reading: its socket keeps a full receive queue of
+	# skbs on dmnic1's pool pages through the unload; they come back when it
+	# is killed, after the module is gone.
+	kill -STOP $r1
+	sleep 1
+	local b
+	b=$(rx_sum dmnic1 bytes peer)
+	[ "$b" -gt 0 ] || { echo "no traffic before rmmod"; return 1; }
+	unload_clean || return 1
+	echo "info: unloaded after $b bytes received on dmnic1, flows still running, one receiver stopped"
+	grep -q '^devmemnic ' /proc/modules && { echo "still loaded"; return 1; }
+	ip netns exec peer ip link show dmnic1 2>/dev/null && { echo "dmnic1 survived"; return 1; }
+	sleep 1
+	kill -KILL $s1 $s2 $r1 $r2 2>/dev/null
+	wait $s1 $s2 $r1 $r2 2>/dev/null
+	# The pools' deferred release runs once a second.
+	sleep 3
+}
+
 run_test hardening/devmem-queue-restarts-50 devmem_queue_restarts
 run_test hardening/token-abuse token_abuse
 run_test hardening/killed-with-tokens-out killed_with_tokens
 run_test hardening/fail-nth-setup-and-bind fail_nth_setup
 run_test hardening/fail-nth-queue-restart fail_nth_restart
+run_test hardening/fail-nth-ethtool fail_nth_ethtool
+run_test hardening/churn-under-traffic churn_under_traffic
+run_test hardening/netns-moves-under-traffic netns_moves_under_traffic
+run_test hardening/rmmod-under-traffic rmmod_under_traffic
 exit $GUEST_FAILED

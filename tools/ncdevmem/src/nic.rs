@@ -48,6 +48,12 @@ impl NicError {
     pub fn unsupported(&self) -> bool {
         self.errno == libc::EOPNOTSUPP
     }
+
+    /// `ENOBUFS` on a netlink request: the kernel could not allocate its
+    /// answer, so the request may have been carried out all the same.
+    pub fn outcome_unknown(&self) -> bool {
+        self.errno == libc::ENOBUFS
+    }
 }
 
 impl std::fmt::Display for NicError {
@@ -352,7 +358,13 @@ impl<B: NicOps> NicConfig<B> {
             self.say(&format!("tcp-data-split already {}", v.name()));
             return Ok(false);
         }
-        self.nic.set_data_split(v)?;
+        if let Err(e) = self.nic.set_data_split(v) {
+            // Done or not, putting the old value back is right.
+            if e.outcome_unknown() {
+                self.undo.push(Undo::DataSplit(old));
+            }
+            return Err(e);
+        }
         self.say(&format!("tcp-data-split {} (was {})", v.name(), old.name()));
         self.undo.push(Undo::DataSplit(old));
         Ok(true)
@@ -370,7 +382,12 @@ impl<B: NicOps> NicConfig<B> {
         if back == *c {
             return Ok(false);
         }
-        self.nic.set_channels(c)?;
+        if let Err(e) = self.nic.set_channels(c) {
+            if e.outcome_unknown() {
+                self.undo.push(Undo::Channels(back));
+            }
+            return Err(e);
+        }
         self.say(&format!(
             "channels {} (was {})",
             describe_channels(c),
@@ -523,6 +540,9 @@ pub mod mock {
         pub log: Vec<String>,
         /// Calls whose log name starts with this fail with EINVAL.
         pub fail: Vec<&'static str>,
+        /// Calls carried out whose answer is lost (ENOBUFS), as netlink
+        /// reports an answer it could not allocate.
+        pub lost_answer: Vec<&'static str>,
         /// A copy of the log that outlives the device.
         pub sink: Option<std::rc::Rc<std::cell::RefCell<Vec<String>>>>,
     }
@@ -540,6 +560,14 @@ pub mod mock {
                 Ok(())
             }
         }
+
+        fn answer(&self, s: String) -> NicResult<()> {
+            if self.lost_answer.iter().any(|f| s.starts_with(f)) {
+                Err(NicError::new(s, libc::ENOBUFS))
+            } else {
+                Ok(())
+            }
+        }
     }
 
     impl NicOps for MockNic {
@@ -550,19 +578,21 @@ pub mod mock {
             Ok(self.split)
         }
         fn set_data_split(&mut self, v: DataSplit) -> NicResult<()> {
-            self.op(format!("split {}", v.name()))?;
+            let what = format!("split {}", v.name());
+            self.op(what.clone())?;
             self.split = Some(v);
-            Ok(())
+            self.answer(what)
         }
         fn channels(&mut self) -> NicResult<Channels> {
             Ok(self.ch)
         }
         fn set_channels(&mut self, c: &ChannelsSet) -> NicResult<()> {
-            self.op(format!("channels {}", describe_channels(c)))?;
+            let what = format!("channels {}", describe_channels(c));
+            self.op(what.clone())?;
             self.ch.rx = c.rx.unwrap_or(self.ch.rx);
             self.ch.tx = c.tx.unwrap_or(self.ch.tx);
             self.ch.combined = c.combined.unwrap_or(self.ch.combined);
-            Ok(())
+            self.answer(what)
         }
         fn rx_rings(&mut self) -> NicResult<u32> {
             Ok(self.rings)
@@ -736,6 +766,29 @@ mod tests {
         assert_eq!(errs.len(), 1);
         assert_eq!(c.nic().split, Some(DataSplit::Disabled));
         assert!(c.pending().is_empty());
+    }
+
+    #[test]
+    fn a_change_whose_answer_was_lost_is_undone() {
+        let mut d = dev();
+        d.lost_answer = vec!["split on", "channels"];
+        let mut c = NicConfig::new(d);
+        c.verbose = false;
+        assert!(c
+            .set_data_split(DataSplit::Enabled)
+            .unwrap_err()
+            .outcome_unknown());
+        let ch = ChannelsSet {
+            rx: Some(8),
+            ..Default::default()
+        };
+        assert!(c.set_channels(&ch).unwrap_err().outcome_unknown());
+        assert_eq!(c.nic().split, Some(DataSplit::Enabled));
+        assert_eq!(c.nic().ch.rx, 8);
+        c.nic().lost_answer.clear();
+        assert!(c.restore().is_empty());
+        assert_eq!(c.nic().split, Some(DataSplit::Disabled));
+        assert_eq!(c.nic().ch.rx, 16);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //!     dmn-xfer inject IFACE COUNT [SEED] [MAX_LEN]
 //!     dmn-xfer sink PORT copy|discard [BIND_ADDR]
 //!     dmn-xfer timed OUTFILE CMD [ARG...]
+//!     dmn-xfer fault N IFACE channels RX TX | split on|off
 //!
 //! `inject` sends COUNT malformed or edge-case frames (`inject::KINDS`, in
 //! turn) out of IFACE through an AF_PACKET socket and prints
@@ -19,6 +20,11 @@
 //! caller can sample /proc/N/stat), and when it ends appends
 //! `cpu_user=S cpu_sys=S` (its rusage, children included) and exits with its
 //! status: the benchmark's measure of a receiver's CPU time.
+//!
+//! `fault` makes the Nth kernel fault site (allocation) of one ethtool
+//! request fail (fail-nth) and prints `fault n=N result=ok|error:...
+//! injected=yes|no passed=M` (M: sites passed when not injected); it exits 0
+//! if the request succeeded, 1 if it failed, 2 if it could not be made.
 //!
 //! `send` and `recv` print one line
 //! `xfer <role> bytes=N fnv=HEX secs=S mibps=R errors=E`;
@@ -35,7 +41,7 @@ const BUF: usize = 256 * 1024;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...]"
+        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...] | fault N IFACE channels RX TX|split on|off"
     );
     ExitCode::from(2)
 }
@@ -142,7 +148,9 @@ fn sink(port: u16, discard: bool, bind: &str) -> std::io::Result<()> {
 }
 
 fn timed(out: &str, cmd: &[String]) -> std::io::Result<ExitCode> {
-    let child = std::process::Command::new(&cmd[0]).args(&cmd[1..]).spawn()?;
+    let child = std::process::Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .spawn()?;
     let pid = child.id() as libc::pid_t;
     std::fs::write(out, format!("pid={pid}\n"))?;
     let mut status = 0;
@@ -220,6 +228,54 @@ fn inject(iface: &str, count: u64, seed: u64, max_len: usize) -> std::io::Result
     Ok(())
 }
 
+/// One ethtool request (through ncdevmem-rs's netlink client) with fail-nth
+/// armed around it; Ok(whether the request succeeded).
+fn fault(n: u32, iface: &str, op: &[String]) -> std::io::Result<bool> {
+    use ncdevmem_rs::ethtool_nl::{ChannelsSet, DataSplit};
+    use ncdevmem_rs::fault::{FailNth, Injection};
+    use ncdevmem_rs::nic::{Nic, NicOps};
+    let bad = || std::io::Error::other("fault: want channels RX TX or split on|off");
+    // Sockets are opened before arming: only the request itself counts.
+    let mut nic = Nic::open(iface).map_err(std::io::Error::other)?;
+    enum Request {
+        Channels(u32, u32),
+        Split(DataSplit),
+    }
+    let request = match op {
+        [c, rx, tx] if c == "channels" => Request::Channels(
+            rx.parse().map_err(|_| bad())?,
+            tx.parse().map_err(|_| bad())?,
+        ),
+        [c, v] if c == "split" && v == "on" => Request::Split(DataSplit::Enabled),
+        [c, v] if c == "split" && v == "off" => Request::Split(DataSplit::Disabled),
+        _ => return Err(bad()),
+    };
+    let armed = FailNth::arm(n)?;
+    let result = match request {
+        Request::Channels(rx, tx) => nic.set_channels(&ChannelsSet {
+            rx: Some(rx),
+            tx: Some(tx),
+            other: None,
+            combined: None,
+        }),
+        Request::Split(v) => nic.set_data_split(v),
+    }
+    .map_err(|e| e.to_string());
+    let injection = armed.disarm()?;
+    let (injected, passed) = match injection {
+        Injection::Injected => ("yes", 0),
+        Injection::NotReached { passed } => ("no", passed),
+    };
+    println!(
+        "fault n={n} result={} injected={injected} passed={passed}",
+        match &result {
+            Ok(()) => "ok".to_string(),
+            Err(e) => format!("error:{}", e.replace(' ', "_")),
+        }
+    );
+    Ok(result.is_ok())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: u64| args.get(i).map_or(Some(d), |a| a.parse().ok());
@@ -245,6 +301,19 @@ fn main() -> ExitCode {
                 eprintln!("dmn-xfer timed: {}: {e}", args[2]);
                 ExitCode::FAILURE
             })
+        }
+        Some("fault") if args.len() >= 4 => {
+            let Ok(n) = args[1].parse() else {
+                return usage();
+            };
+            return match fault(n, &args[2], &args[3..]) {
+                Ok(true) => ExitCode::SUCCESS,
+                Ok(false) => ExitCode::FAILURE,
+                Err(e) => {
+                    eprintln!("dmn-xfer fault: {e}");
+                    ExitCode::from(2)
+                }
+            };
         }
         Some("sink") if args.len() >= 3 => match (args[1].parse(), args[2].as_str()) {
             (Ok(port), mode @ ("copy" | "discard")) => sink(
