@@ -213,8 +213,30 @@ nic_snapshot() {
 	ip netns exec peer ethtool -n dmnic1
 }
 
+# Totals of the page pools of the root namespace and of peer (if it exists),
+# from the kernel's page-pool-get: "pools=N inflight=N detached=N
+# detached_inflight=N", one line per namespace. A detached pool is one its
+# driver destroyed that still waits for buffers.
+pool_totals() {
+	ncdevmem-rs --page-pools | grep "^page-pools"
+	[ -e /run/netns/peer ] && ip netns exec peer ncdevmem-rs --page-pools | grep "^page-pools"
+}
+
+# Waits (up to 10 s) until no destroyed page pool waits for buffers.
+pools_drained() {
+	local i out
+	for i in $(seq 1 100); do
+		out=$(pool_totals)
+		echo "$out" | grep -q "detached=[1-9]" || return 0
+		sleep 0.1
+	done
+	echo "page pools still waiting for buffers after 10 s: $out"
+	return 1
+}
+
 # rmmod, then: every devmem buffer had come back (teardown found no retired
-# pool waiting) and nothing was reported.
+# pool waiting), no page pool is left waiting for buffers, and nothing was
+# reported.
 unload_clean() {
 	dmesg -c >/dev/null
 	rmmod devmemnic || { echo "rmmod failed"; return 1; }
@@ -222,4 +244,5 @@ unload_clean() {
 		echo "devmem buffers leaked"
 		return 1
 	fi
+	pools_drained
 }

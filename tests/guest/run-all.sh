@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs every guest test script copied to /extra/ (test-*.sh), in name order,
-# then has kmemleak scan for anything they leaked.
+# and after each has kmemleak scan for anything it leaked
+# (guest/kmemleak-clean-<script>).
 KMEMLEAK=/sys/kernel/debug/kmemleak
 # What boot left unreferenced is not ours: scan it now and forget it.
 if [ -w $KMEMLEAK ]; then
@@ -9,12 +10,12 @@ if [ -w $KMEMLEAK ]; then
 fi
 rc=0
 for t in /extra/test-*.sh; do
-	echo "=== $(basename "$t")"
+	name=$(basename "$t" .sh)
+	echo "=== $name"
 	bash "$t" || rc=1
 	# A test script must leave the module unloaded for the next one.
 	grep -q '^devmemnic ' /proc/modules && { rmmod devmemnic || rc=1; }
-done
-if [ -w $KMEMLEAK ]; then
+	[ -w $KMEMLEAK ] || continue
 	# Objects younger than 5 s are never reported; scan twice, as kmemleak
 	# advises, so a pointer seen once in a stale register does not hide one.
 	sleep 6
@@ -22,11 +23,13 @@ if [ -w $KMEMLEAK ]; then
 	echo scan >$KMEMLEAK
 	leaks=$(cat $KMEMLEAK)
 	if [ -z "$leaks" ]; then
-		echo "TEST guest/kmemleak-clean PASS"
+		echo "TEST guest/kmemleak-clean-${name#test-} PASS"
 	else
 		echo "$leaks" | head -80
-		echo "TEST guest/kmemleak-clean FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
+		echo "TEST guest/kmemleak-clean-${name#test-} FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
+		# Reported once: the next script starts clean.
+		echo clear >$KMEMLEAK
 		rc=1
 	fi
-fi
+done
 exit $rc

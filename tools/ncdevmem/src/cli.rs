@@ -9,6 +9,7 @@ pub const USAGE: &str = "usage:
   ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM] [options]
   ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N          (client: send the pattern)
   ncdevmem-rs --selftest -f IFACE [-t START] [-q NUM]        (bind-rx checks; root)
+  ncdevmem-rs --page-pools                                   (list this namespace's page pools)
 upstream flags:
   -l, --listen            server mode
   -s, --server IP         server address (IPv4 or IPv6); required except with --selftest
@@ -21,6 +22,8 @@ upstream flags:
 options:
   --no-config             do not touch the NIC (no header split, RSS or ntuple changes)
   --selftest              run the bind-rx checks on -f IFACE and exit (TAP-like output)
+  --page-pools            list the page pools of this namespace's devices (inflight
+                          buffers; detached: destroyed, waiting for buffers) and exit
   --provider P            udmabuf (default) or dma-heap
   --size BYTES            dma-buf size (default 65536000, as upstream)
   --batch N               most token ranges per SO_DEVMEM_DONTNEED, 1..128 (default 128);
@@ -58,6 +61,7 @@ pub struct Opts {
     pub selftest: bool,
     pub fail_nth: Option<u32>,
     pub abuse_tokens: bool,
+    pub page_pools: bool,
 }
 
 /// (short, long, takes a value)
@@ -82,6 +86,7 @@ const FLAGS: &[(Option<char>, &str, bool)] = &[
     (None, "selftest", false),
     (None, "fail-nth", true),
     (None, "abuse-tokens", false),
+    (None, "page-pools", false),
 ];
 
 fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
@@ -112,6 +117,7 @@ fn apply(o: &mut Opts, long: &str, v: Option<&str>) -> Result<(), String> {
         "selftest" => o.selftest = true,
         "fail-nth" => o.fail_nth = Some(num(v, n)?),
         "abuse-tokens" => o.abuse_tokens = true,
+        "page-pools" => o.page_pools = true,
         _ => unreachable!("{long}"),
     }
     Ok(())
@@ -198,6 +204,10 @@ fn check(o: &Opts) -> Result<(), String> {
         }
         if o.listen {
             return Err("--selftest and -l do not go together".into());
+        }
+    } else if o.page_pools {
+        if o.listen {
+            return Err("--page-pools and -l do not go together".into());
         }
     } else if o.server.is_none() {
         return Err("-s SERVER_IP is required".into());
@@ -293,6 +303,7 @@ mod tests {
         let o = parse_args(&args("-l -s 10.0.0.2 -f eth1 --fail-nth 17 --abuse-tokens")).unwrap();
         assert_eq!(o.fail_nth, Some(17));
         assert!(o.abuse_tokens);
+        assert!(parse_args(&args("--page-pools")).unwrap().page_pools);
     }
 
     #[test]
@@ -321,6 +332,7 @@ mod tests {
             "-l -s 10.0.0.2 -f eth1 --fail-nth 0",
             "-s 1.2.3.4 --fail-nth 3",
             "-s 1.2.3.4 --abuse-tokens",
+            "--page-pools -l -s 1.2.3.4 -f eth1",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }

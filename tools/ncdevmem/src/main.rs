@@ -15,7 +15,7 @@ use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
 use ncdevmem_rs::fault::{FailNth, Injection};
-use ncdevmem_rs::netlink::{bind_rx, Binding};
+use ncdevmem_rs::netlink::{bind_rx, page_pools, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
@@ -450,6 +450,32 @@ fn client(o: &Opts) -> io::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// `--page-pools`: one line per pool, then totals.
+fn list_page_pools() -> io::Result<()> {
+    let pools = page_pools()?.map_err(|e| io::Error::other(format!("page-pool-get: {e}")))?;
+    let opt = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
+    for p in &pools {
+        println!(
+            "page-pool id={} ifindex={} inflight={} inflight_mem={} detached={} dmabuf={}",
+            p.id,
+            opt(p.ifindex),
+            p.inflight,
+            p.inflight_mem,
+            if p.detached { "yes" } else { "no" },
+            opt(p.dmabuf)
+        );
+    }
+    let detached: Vec<_> = pools.iter().filter(|p| p.detached).collect();
+    println!(
+        "page-pools pools={} inflight={} detached={} detached_inflight={}",
+        pools.len(),
+        pools.iter().map(|p| p.inflight).sum::<u64>(),
+        detached.len(),
+        detached.iter().map(|p| p.inflight).sum::<u64>()
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let o = match parse_args(&args) {
@@ -474,6 +500,15 @@ fn main() -> ExitCode {
         return match r {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("ncdevmem-rs: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if o.page_pools {
+        return match list_page_pools() {
+            Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("ncdevmem-rs: {e}");
                 ExitCode::FAILURE

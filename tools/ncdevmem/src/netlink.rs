@@ -10,6 +10,7 @@ const NLMSG_ERROR: u16 = 2;
 const NLMSG_DONE: u16 = 3;
 const NLM_F_REQUEST: u16 = 1;
 const NLM_F_ACK: u16 = 4;
+const NLM_F_DUMP: u16 = 0x300;
 const NLM_F_ACK_TLVS: u16 = 0x200;
 const NLA_F_NESTED: u16 = 0x8000;
 const GENL_ID_CTRL: u16 = 0x10;
@@ -118,13 +119,25 @@ pub fn get_u8(v: &[u8]) -> Option<u8> {
     v.first().copied()
 }
 
-/// Builds a generic netlink request.
+/// Builds a generic netlink request (acked).
 pub fn genl_msg(family: u16, cmd: u8, version: u8, seq: u32, attrs: &[u8]) -> Vec<u8> {
+    genl_msg_flags(family, cmd, version, seq, NLM_F_REQUEST | NLM_F_ACK, attrs)
+}
+
+/// Builds a generic netlink message with the given header flags.
+fn genl_msg_flags(
+    family: u16,
+    cmd: u8,
+    version: u8,
+    seq: u32,
+    flags: u16,
+    attrs: &[u8],
+) -> Vec<u8> {
     let len = 16 + 4 + attrs.len();
     let mut m = Vec::with_capacity(len);
     m.extend_from_slice(&(len as u32).to_ne_bytes());
     m.extend_from_slice(&family.to_ne_bytes());
-    m.extend_from_slice(&(NLM_F_REQUEST | NLM_F_ACK).to_ne_bytes());
+    m.extend_from_slice(&flags.to_ne_bytes());
     m.extend_from_slice(&seq.to_ne_bytes());
     m.extend_from_slice(&0u32.to_ne_bytes());
     m.extend_from_slice(&[cmd, version, 0, 0]);
@@ -153,7 +166,7 @@ pub fn attrs(buf: &[u8]) -> Vec<(u16, &[u8])> {
 pub enum Reply {
     /// A data message's attributes (after the genl header).
     Data(Vec<u8>),
-    /// The final ack (error 0).
+    /// The end of the answer: the final ack (error 0), or a dump's done.
     Ack,
 }
 
@@ -213,7 +226,10 @@ pub fn parse_replies(buf: &[u8], seq: u32) -> Result<Vec<Reply>, NlError> {
                     }
                     return Err(NlError { errno: -err, msg });
                 }
-                NLMSG_DONE => break,
+                NLMSG_DONE => {
+                    out.push(Reply::Ack);
+                    break;
+                }
                 _ if body.len() >= 4 => out.push(Reply::Data(body[4..].to_vec())),
                 _ => {}
             }
@@ -267,8 +283,30 @@ impl GenlSocket {
         version: u8,
         attrs: &[u8],
     ) -> io::Result<Result<Vec<Reply>, NlError>> {
+        self.exchange(family, cmd, version, NLM_F_REQUEST | NLM_F_ACK, attrs)
+    }
+
+    /// Sends a dump request and collects every object's attributes.
+    pub fn dump(
+        &mut self,
+        family: u16,
+        cmd: u8,
+        version: u8,
+        attrs: &[u8],
+    ) -> io::Result<Result<Vec<Reply>, NlError>> {
+        self.exchange(family, cmd, version, NLM_F_REQUEST | NLM_F_DUMP, attrs)
+    }
+
+    fn exchange(
+        &mut self,
+        family: u16,
+        cmd: u8,
+        version: u8,
+        flags: u16,
+        attrs: &[u8],
+    ) -> io::Result<Result<Vec<Reply>, NlError>> {
         self.seq += 1;
-        let msg = genl_msg(family, cmd, version, self.seq, attrs);
+        let msg = genl_msg_flags(family, cmd, version, self.seq, flags, attrs);
         // SAFETY: valid buffer; netlink to the kernel (nl_pid 0) via a zeroed address.
         let n = unsafe {
             let mut sa: libc::sockaddr_nl = std::mem::zeroed();
@@ -391,9 +429,125 @@ pub fn bind_rx_raw(attrs_: &[u8]) -> io::Result<Result<Binding, NlError>> {
     }))
 }
 
+/// `NETDEV_CMD_PAGE_POOL_GET` and its attributes.
+pub const NETDEV_CMD_PAGE_POOL_GET: u8 = 5;
+const NETDEV_A_PAGE_POOL_ID: u16 = 1;
+const NETDEV_A_PAGE_POOL_IFINDEX: u16 = 2;
+const NETDEV_A_PAGE_POOL_INFLIGHT: u16 = 4;
+const NETDEV_A_PAGE_POOL_INFLIGHT_MEM: u16 = 5;
+const NETDEV_A_PAGE_POOL_DETACH_TIME: u16 = 6;
+const NETDEV_A_PAGE_POOL_DMABUF: u16 = 7;
+
+/// A page pool as the kernel lists it (`page-pool-get`).
+#[derive(Debug, PartialEq, Eq, Default)]
+pub struct PagePoolInfo {
+    pub id: u64,
+    /// The device; none once it is gone (the pool waits for its buffers).
+    pub ifindex: Option<u32>,
+    /// Buffers handed out and not yet returned.
+    pub inflight: u64,
+    pub inflight_mem: u64,
+    /// Destroyed by its driver, still waiting for buffers.
+    pub detached: bool,
+    /// The dma-buf binding it serves (devmem).
+    pub dmabuf: Option<u32>,
+}
+
+fn get_uint(v: &[u8]) -> Option<u64> {
+    match v.len() {
+        4 => get_u32(v).map(u64::from),
+        8 => Some(u64::from_ne_bytes(v.try_into().ok()?)),
+        _ => None,
+    }
+}
+
+/// Decodes one `page-pool-get` object.
+pub fn parse_page_pool(a: &[u8]) -> PagePoolInfo {
+    let mut p = PagePoolInfo::default();
+    for (k, v) in attrs(a) {
+        match k {
+            NETDEV_A_PAGE_POOL_ID => p.id = get_uint(v).unwrap_or(0),
+            NETDEV_A_PAGE_POOL_IFINDEX => p.ifindex = get_u32(v),
+            NETDEV_A_PAGE_POOL_INFLIGHT => p.inflight = get_uint(v).unwrap_or(0),
+            NETDEV_A_PAGE_POOL_INFLIGHT_MEM => p.inflight_mem = get_uint(v).unwrap_or(0),
+            NETDEV_A_PAGE_POOL_DETACH_TIME => p.detached = true,
+            NETDEV_A_PAGE_POOL_DMABUF => p.dmabuf = get_u32(v),
+            _ => {}
+        }
+    }
+    p
+}
+
+/// The page pools of this network namespace's devices.
+pub fn page_pools() -> io::Result<Result<Vec<PagePoolInfo>, NlError>> {
+    let mut sock = GenlSocket::open()?;
+    let family = match sock.resolve("netdev")? {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
+    Ok(sock
+        .dump(family, NETDEV_CMD_PAGE_POOL_GET, 1, &[])?
+        .map(|replies| {
+            replies
+                .iter()
+                .filter_map(|r| match r {
+                    Reply::Data(d) => Some(parse_page_pool(d)),
+                    Reply::Ack => None,
+                })
+                .collect()
+        }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn page_pool_object() {
+        let mut a = Vec::new();
+        put_attr(&mut a, NETDEV_A_PAGE_POOL_ID, &7u64.to_ne_bytes());
+        put_u32(&mut a, NETDEV_A_PAGE_POOL_IFINDEX, 3);
+        put_attr(&mut a, NETDEV_A_PAGE_POOL_INFLIGHT, &12u64.to_ne_bytes());
+        put_attr(
+            &mut a,
+            NETDEV_A_PAGE_POOL_INFLIGHT_MEM,
+            &49152u64.to_ne_bytes(),
+        );
+        put_u32(&mut a, NETDEV_A_PAGE_POOL_DMABUF, 2);
+        let p = parse_page_pool(&a);
+        assert_eq!(
+            p,
+            PagePoolInfo {
+                id: 7,
+                ifindex: Some(3),
+                inflight: 12,
+                inflight_mem: 49152,
+                detached: false,
+                dmabuf: Some(2),
+            }
+        );
+        let mut b = Vec::new();
+        put_u32(&mut b, NETDEV_A_PAGE_POOL_ID, 9);
+        put_attr(
+            &mut b,
+            NETDEV_A_PAGE_POOL_DETACH_TIME,
+            &100u64.to_ne_bytes(),
+        );
+        let q = parse_page_pool(&b);
+        assert!(q.detached && q.ifindex.is_none() && q.id == 9);
+    }
+
+    #[test]
+    fn a_dump_ends_at_done() {
+        let mut d = vec![NETDEV_CMD_PAGE_POOL_GET, 1, 0, 0];
+        put_u32(&mut d, NETDEV_A_PAGE_POOL_ID, 1);
+        let mut buf = nlmsg(0x20, 2, 5, &d);
+        buf.extend(nlmsg(NLMSG_DONE, 2, 5, &0i32.to_ne_bytes()));
+        let r = parse_replies(&buf, 5).unwrap();
+        assert_eq!(r.len(), 2);
+        assert!(matches!(r[0], Reply::Data(_)));
+        assert_eq!(r[1], Reply::Ack);
+    }
 
     #[test]
     fn bind_rx_request_layout() {
