@@ -213,6 +213,31 @@ nic_snapshot() {
 	ip netns exec peer ethtool -n dmnic1
 }
 
+# A validated flow from here to the peer (10.9.0.2:PORT, pattern SEED) that
+# runs until stopped; pids in BG_SEND and BG_RECV, receiver's line in
+# /tmp/bg.PORT.
+bg_flow_start() { # port seed
+	ip netns exec peer dmn-xfer recv "$1" $((1 << 40)) "$2" >/tmp/bg.$1 2>&1 &
+	BG_RECV=$!
+	sleep 0.3
+	dmn-xfer send 10.9.0.2 "$1" $((1 << 40)) "$2" >/dev/null 2>&1 &
+	BG_SEND=$!
+}
+
+# The flow of bg_flow_start still moves (dmnic1 receives more within 2 s);
+# then it is stopped and what it received must be valid.
+bg_flow_stop_check() { # port
+	local b0
+	b0=$(rx_sum dmnic1 bytes peer)
+	sleep 2
+	[ "$(rx_sum dmnic1 bytes peer)" -gt "$b0" ] || { echo "the background flow stopped"; return 1; }
+	kill $BG_SEND
+	wait $BG_SEND
+	wait $BG_RECV
+	echo "info: background flow: $(cat /tmp/bg.$1)"
+	grep -q " errors=0$" /tmp/bg.$1 || { echo "background flow corrupted"; return 1; }
+}
+
 # Totals of the page pools of the root namespace and of peer (if it exists),
 # from the kernel's page-pool-get: "pools=N inflight=N detached=N
 # detached_inflight=N", one line per namespace. A detached pool is one its
