@@ -124,7 +124,8 @@ xfer_check() {
 	local addr="$1" port="$2" bytes="$3" seed="${4:-7}"
 	ip netns exec peer dmn-xfer recv "$port" "$bytes" "$seed" >/tmp/xfer-recv.$port 2>&1 &
 	local rpid=$!
-	sleep 0.3
+	# (A fixed sleep lost this race under load: connection refused.)
+	wait_listen "$port" || { kill $rpid; return 1; }
 	local sent
 	sent=$(dmn-xfer send "$addr" "$port" "$bytes" "$seed") || { echo "send failed: $sent"; kill $rpid; return 1; }
 	wait $rpid || { echo "receiver failed: $(cat /tmp/xfer-recv.$port)"; return 1; }
@@ -219,7 +220,7 @@ nic_snapshot() {
 bg_flow_start() { # port seed
 	ip netns exec peer dmn-xfer recv "$1" $((1 << 40)) "$2" >/tmp/bg.$1 2>&1 &
 	BG_RECV=$!
-	sleep 0.3
+	wait_listen "$1"
 	dmn-xfer send 10.9.0.2 "$1" $((1 << 40)) "$2" >/dev/null 2>&1 &
 	BG_SEND=$!
 }
