@@ -214,6 +214,13 @@ nic_snapshot() {
 	ip netns exec peer ethtool -n dmnic1
 }
 
+# Prints how dmnic1 differs now from snapshot $1 (the guest has no /dev/fd,
+# so no process substitution).
+nic_diff() { # before
+	echo "$1" >/tmp/nic.before
+	nic_snapshot | diff /tmp/nic.before - | head
+}
+
 # A validated flow from here to the peer (10.9.0.2:PORT, pattern SEED) that
 # runs until stopped; pids in BG_SEND and BG_RECV, receiver's line in
 # /tmp/bg.PORT.

@@ -46,7 +46,7 @@ rs_provider() { # provider
 	ncdevmem-rs -s 10.9.0.2 -p 5202 -v 7 --bytes $bytes >/tmp/rs.client || return 1
 	wait $pid || { cat /tmp/rs.out.err | tail -3; return 1; }
 	check_rs_summary /tmp/rs.out $bytes || return 1
-	[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored:"; diff <(echo "$before") <(nic_snapshot); return 1; }
+	[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored:"; nic_diff "$before"; return 1; }
 	echo "info: header split, channels, RSS table and ntuple rules restored"
 }
 
@@ -104,7 +104,7 @@ rs_sigint_restores() {
 	wait $pid
 	rc=$?
 	[ "$rc" = 130 ] || { echo "exit status $rc after SIGINT, want 130"; tail -3 /tmp/si.out.err; return 1; }
-	[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored after SIGINT:"; diff <(echo "$before") <(nic_snapshot); return 1; }
+	[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored after SIGINT:"; nic_diff "$before"; return 1; }
 	# The binding went with the process: header split can be turned off again.
 	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
 	ip netns exec peer ethtool -G dmnic1 tcp-data-split off || { echo "queues still bound"; return 1; }

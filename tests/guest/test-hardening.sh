@@ -196,8 +196,7 @@ fail_nth_setup() {
 		fi
 		[ "$(nic_snapshot)" = "$before" ] || {
 			echo "fail-nth $n: NIC not restored: $(tail -2 /tmp/fn.out.err)"
-			echo "$before" >/tmp/fn.before
-			nic_snapshot | diff /tmp/fn.before - | head
+			nic_diff "$before"
 			bad=$((bad + 1))
 			break
 		}
