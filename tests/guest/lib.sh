@@ -30,7 +30,11 @@ run_test() {
 		pass "$name"
 	else
 		echo "$out" | tail -n 20 | sed "s|^|  $name: |"
-		fail "$name" "exit $rc"
+		# The verdict line carries the test's last word, so the summary
+		# (and a CI log that keeps only its tail) says why.
+		local why
+		why=$(echo "$out" | grep -v '^info:' | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-160)
+		fail "$name" "exit $rc${why:+: $why}"
 	fi
 	# Processes a failed test left behind would keep bindings and namespaces.
 	# ncdevmem-rs restores the NIC on SIGTERM: give it time, then kill.
@@ -43,7 +47,10 @@ run_test() {
 	done
 	killall -KILL ncdevmem ncdevmem-rs dmn-xfer 2>/dev/null
 	sleep 0.2
-	ip netns del peer 2>/dev/null
+	local ns
+	for ns in $(ip netns list | awk '{ print $1 }'); do
+		ip netns del "$ns"
+	done
 	for i in $(seq 1 20); do
 		grep -q '^devmemnic ' /proc/modules || break
 		rmmod devmemnic 2>/dev/null && break
@@ -156,11 +163,16 @@ rx_frames() {
 }
 
 # Waits (up to 120 s: binding a 64 MB dma-buf is slow under TCG) until
-# something listens on TCP $1 in the peer namespace.
-wait_listen() {
-	local i
+# something listens on TCP $1 in namespace $2 (default peer; "" is the root
+# namespace). A fixed sleep instead loses the race under load.
+wait_listen() { # port [ns]
+	local i ns="${2-peer}"
 	for i in $(seq 1 1200); do
-		ip netns exec peer cat /proc/net/tcp /proc/net/tcp6 |
+		if [ -n "$ns" ]; then
+			ip netns exec "$ns" cat /proc/net/tcp /proc/net/tcp6
+		else
+			cat /proc/net/tcp /proc/net/tcp6
+		fi |
 			awk -v p=$(printf '%04X' "$1") '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' && return 0
 		sleep 0.1
 	done

@@ -168,7 +168,7 @@ bind_unbind_loop() {
 	ip netns exec peer ethtool -X dmnic1 equal 8 || return 1
 	ip netns exec peer dmn-xfer recv 5299 $((1 << 40)) 8 >/tmp/bg.recv 2>&1 &
 	local bg=$!
-	sleep 0.3
+	wait_listen 5299 || return 1
 	dmn-xfer send 10.9.0.2 5299 $((1 << 40)) 8 >/dev/null 2>&1 &
 	local bgs=$!
 	local i port pid fails=0 cycles=${CYCLES:-200} bytes=$((1 * MIB))

@@ -319,7 +319,7 @@ churn_under_traffic() {
 	wait_listen 5601 || return 1
 	ip netns exec peer dmn-xfer recv 5602 $bytes 4 >/tmp/ch.recv 2>&1 &
 	rpid=$!
-	sleep 0.3
+	wait_listen 5602 || return 1
 	dmn-xfer send 10.9.0.2 5602 $bytes 4 >/tmp/ch.send 2>&1 &
 	spid=$!
 	ncdevmem-rs -s 10.9.0.2 -p 5601 -v 7 --bytes $bytes >/dev/null 2>&1 &
@@ -369,7 +369,7 @@ netns_moves_under_traffic() {
 	ip netns exec far ip link set dmnic3 up
 	ip netns exec far dmn-xfer recv 5620 $((1 << 40)) 2 >/dev/null 2>&1 &
 	rpid=$!
-	sleep 0.3
+	wait_listen 5620 far || return 1
 	dmn-xfer send 10.7.0.2 5620 $((1 << 40)) 2 >/dev/null 2>&1 &
 	spid=$!
 	sleep 1
@@ -386,7 +386,7 @@ netns_moves_under_traffic() {
 	wait $spid $rpid 2>/dev/null
 	ip netns exec far dmn-xfer recv 5621 $((32 * MIB)) 3 >/tmp/nm.recv 2>&1 &
 	rpid=$!
-	sleep 0.3
+	wait_listen 5621 far || return 1
 	dmn-xfer send 10.7.0.2 5621 $((32 * MIB)) 3 >/dev/null || { echo "transfer after the moves failed"; return 1; }
 	wait $rpid || { echo "receiver after the moves: $(cat /tmp/nm.recv)"; return 1; }
 	echo "info: after 5 moves under traffic: $(cat /tmp/nm.recv)"
@@ -405,7 +405,8 @@ rmmod_under_traffic() {
 	local r1=$!
 	dmn-xfer recv 5631 $((1 << 40)) 2 >/dev/null 2>&1 &
 	local r2=$!
-	sleep 0.3
+	wait_listen 5630 || return 1
+	wait_listen 5631 "" || return 1
 	dmn-xfer send 10.9.0.2 5630 $((1 << 40)) 2 >/dev/null 2>&1 &
 	local s1=$!
 	ip netns exec peer dmn-xfer send 10.9.0.1 5631 $((1 << 40)) 2 >/dev/null 2>&1 &
