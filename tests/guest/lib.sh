@@ -258,13 +258,17 @@ bg_flow_stop_check() { # port
 	grep -q " errors=0$" /tmp/bg.$1 || { echo "background flow corrupted"; return 1; }
 }
 
-# Totals of the page pools of the root namespace and of peer (if it exists),
+# Totals of the page pools of the root namespace and of every named one,
 # from the kernel's page-pool-get: "pools=N inflight=N detached=N
 # detached_inflight=N", one line per namespace. A detached pool is one its
-# driver destroyed that still waits for buffers.
+# driver destroyed that still waits for buffers. (A device leaving a
+# namespace leaves its pools listed under that namespace's loopback device.)
 pool_totals() {
+	local ns
 	ncdevmem-rs --page-pools | grep "^page-pools"
-	[ -e /run/netns/peer ] && ip netns exec peer ncdevmem-rs --page-pools | grep "^page-pools"
+	for ns in $(ip netns list | awk '{ print $1 }'); do
+		ip netns exec "$ns" ncdevmem-rs --page-pools | grep "^page-pools"
+	done
 }
 
 # Waits (up to 10 s) until no destroyed page pool waits for buffers.

@@ -307,6 +307,80 @@ fail_nth_ethtool() {
 	unload_clean
 }
 
+# Allocations failing in dmnic1's receive path, under traffic: NAPI runs
+# threaded, its threads are marked make-it-fail, and fault injection (task
+# filter on, interval mode) fails 1 in RF_RATE (default 20) of the slab and
+# page allocations they make, for 20 s. fail-nth cannot reach there (it is
+# per task, and NAPI polls in softirq otherwise). What can fail: page-pool
+# refills, skb heads, and the TCP receive work done in the same thread. A
+# copy flow (RSS queues) and a devmem flow (queue 8) run through it; both
+# arrive valid, every token comes back, nothing leaks.
+# (Faults are kept off the receiving processes: 6.12's tcp_xa_pool_refill()
+# allocates with GFP_KERNEL under xa_lock_bh(), so a failed GFP_NOWAIT
+# xarray node allocation in recvmsg makes it sleep with BHs off, a
+# "sleeping function called from invalid context" report from the kernel's
+# own TCP code, whatever the driver.)
+atomic_alloc_faults() {
+	setup_pair || return 1
+	faults_setup || return 1
+	local d t bytes=$((256 * MIB)) dm_bytes=$((512 * MIB)) rate=${RF_RATE:-20} dpid rpid spid cpid lost0 lost1 left injected=0 threads=""
+	ip netns exec peer sh -c 'echo 1 >/sys/class/net/dmnic1/threaded' || { echo "threaded NAPI refused"; return 1; }
+	for t in /proc/[0-9]*; do
+		case "$(cat $t/comm 2>/dev/null)" in napi/dmnic1-*) threads="$threads ${t#/proc/}" ;; esac
+	done
+	[ -n "$threads" ] || { echo "no NAPI thread for dmnic1"; return 1; }
+	rs_server 5650 /tmp/af.dm -c 10.9.0.1 -v 7 -q 1
+	dpid=$RS_PID
+	wait_listen 5650 || return 1
+	ip netns exec peer dmn-xfer recv 5651 $bytes 9 >/tmp/af.recv 2>&1 &
+	rpid=$!
+	wait_listen 5651 || return 1
+	lost0=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
+	dmn-xfer send 10.9.0.2 5651 $bytes 9 >/tmp/af.send 2>&1 &
+	spid=$!
+	ncdevmem-rs -s 10.9.0.2 -p 5650 -v 7 --bytes $dm_bytes >/tmp/af.client 2>&1 &
+	cpid=$!
+	for t in $threads; do echo 1 >/proc/$t/make-it-fail; done
+	for d in failslab fail_page_alloc; do
+		d=/sys/kernel/debug/$d
+		echo Y >$d/task-filter
+		echo 1000000 >$d/times
+		echo $rate >$d/interval
+		echo 100 >$d/probability
+	done
+	# 20 s, or until a flow ends (the window must be under traffic).
+	local start now
+	start=$(date +%s)
+	now=$start
+	while [ $((now - start)) -lt 20 ] && kill -0 $spid 2>/dev/null && kill -0 $cpid 2>/dev/null; do
+		sleep 0.2
+		now=$(date +%s)
+	done
+	for d in failslab fail_page_alloc; do
+		d=/sys/kernel/debug/$d
+		echo 0 >$d/probability
+		echo 1 >$d/interval
+		left=$(cat $d/times)
+		injected=$((injected + 1000000 - left))
+		echo 1 >$d/times
+		echo N >$d/task-filter
+	done
+	for t in $threads; do echo 0 >/proc/$t/make-it-fail; done
+	faults_teardown
+	lost1=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
+	echo "info: $((now - start)) s of 1 in $rate allocations failing in dmnic1's NAPI threads ($(echo $threads | wc -w)): $injected failed; dmnic1 could not take $((lost1 - lost0)) frames (alloc_fail $(rx_sum dmnic1 alloc_fail peer), drops $(rx_sum dmnic1 drops peer))"
+	wait $spid || { echo "copy sender: $(cat /tmp/af.send)"; return 1; }
+	wait $rpid || { echo "copy receiver: $(cat /tmp/af.recv)"; return 1; }
+	echo "info: copy flow: $(cat /tmp/af.recv)"
+	grep -q "bytes=$bytes .*errors=0$" /tmp/af.recv || { echo "copy flow corrupted"; return 1; }
+	wait $cpid || { echo "devmem client: $(tail -n 3 /tmp/af.client)"; return 1; }
+	wait $dpid || { echo "devmem server: $(tail -n 3 /tmp/af.dm.err)"; return 1; }
+	check_rs_summary /tmp/af.dm $dm_bytes || return 1
+	[ $injected -gt 0 ] || { echo "no allocation failed"; return 1; }
+	[ $lost1 -gt $lost0 ] || { echo "no failure reached dmnic1's receive path"; return 1; }
+	unload_clean
+}
+
 # Channel counts (both ends), MTU (both ends, never below the flows' MSS), the
 # RSS table and link down/up of dmnic1, round after round, while a copy flow
 # (RSS queues) and a devmem flow (ncdevmem-rs bound to queue 8 only) of 512 MiB
@@ -395,6 +469,59 @@ netns_moves_under_traffic() {
 	ip netns del far
 }
 
+# dmnic1 moved to another namespace while ncdevmem-rs (in peer) has a dma-buf
+# bound to its queue 8 and a devmem stream runs. The move succeeds and the
+# queue stays bound (header split cannot go off in the new namespace); the
+# stream stalls (its addresses stayed behind). The server, stopped, unbinds
+# the queue wherever the device now is (split can go off there) and reports
+# that it could not restore a NIC that left its namespace. Moved back, the
+# device serves a validated devmem stream again; rmmod is clean.
+netns_move_bound_device() {
+	setup_pair || return 1
+	ip netns add far || return 1
+	local pid cpid dm0 i
+	rs_server 5640 /tmp/nb.out -c 10.9.0.1 -v 7
+	pid=$RS_PID
+	wait_listen 5640 || return 1
+	dm0=$(stat_of dmnic1 rx8_devmem_packets peer)
+	ncdevmem-rs -s 10.9.0.2 -p 5640 -v 7 --bytes $((1024 * MIB)) >/dev/null 2>&1 &
+	cpid=$!
+	for i in $(seq 1 300); do
+		[ "$(stat_of dmnic1 rx8_devmem_packets peer)" -gt $((dm0 + 200)) ] && break
+		sleep 0.1
+	done
+	[ "$(stat_of dmnic1 rx8_devmem_packets peer)" -gt $((dm0 + 200)) ] || { echo "no devmem stream before the move"; return 1; }
+	ip netns exec peer ip link set dmnic1 netns far || { echo "moving the bound device failed"; return 1; }
+	ip netns exec far ip link set dmnic1 up || return 1
+	ip netns exec far ethtool -G dmnic1 tcp-data-split off 2>/dev/null &&
+		{ echo "header split went off with queue 8 bound"; return 1; }
+	kill -TERM $pid $cpid
+	for i in $(seq 1 100); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 $pid 2>/dev/null && { echo "server still running 10 s after SIGTERM"; return 1; }
+	wait $pid $cpid 2>/dev/null
+	echo "info: server after the move: $(tail -n 3 /tmp/nb.out.err | tr '\n' ' ')"
+	grep -qiE "no such (device|interface)" /tmp/nb.out.err || { echo "server did not report the device gone"; return 1; }
+	for i in $(seq 1 50); do
+		ip netns exec far ethtool -G dmnic1 tcp-data-split off 2>/dev/null && break
+		sleep 0.1
+	done
+	ip netns exec far ethtool -g dmnic1 | grep -qi "split:.*off" || { echo "queue 8 still bound after the server exited"; return 1; }
+	ip netns exec far ip link set dmnic1 netns peer || return 1
+	ip netns exec peer ip addr add 10.9.0.2/24 dev dmnic1
+	ip netns exec peer ip link set dmnic1 up
+	rs_server 5641 /tmp/nb2.out -c 10.9.0.1 -v 7
+	pid=$RS_PID
+	wait_listen 5641 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5641 -v 7 --bytes $((16 * MIB)) >/dev/null || { echo "client after the move back failed"; return 1; }
+	wait $pid || { echo "server after the move back: $(tail -n 3 /tmp/nb2.out.err)"; return 1; }
+	check_rs_summary /tmp/nb2.out $((16 * MIB)) || return 1
+	unload_clean || return 1
+	ip netns del far
+}
+
 # rmmod while flows run in both directions (the module has no binding, so it
 # may go), one receiver stopped with a full socket: it unloads, the devices go,
 # and the flows' processes, killed after, leave nothing behind (kmemleak, page
@@ -442,7 +569,9 @@ run_test hardening/killed-with-tokens-out killed_with_tokens
 run_test hardening/fail-nth-setup-and-bind fail_nth_setup
 run_test hardening/fail-nth-queue-restart fail_nth_restart
 run_test hardening/fail-nth-ethtool fail_nth_ethtool
+run_test hardening/atomic-alloc-faults-under-traffic atomic_alloc_faults
 run_test hardening/churn-under-traffic churn_under_traffic
 run_test hardening/netns-moves-under-traffic netns_moves_under_traffic
+run_test hardening/netns-move-bound-device netns_move_bound_device
 run_test hardening/rmmod-under-traffic rmmod_under_traffic
 exit $GUEST_FAILED
