@@ -136,8 +136,9 @@ bound_queue_guards() {
 	rmmod devmemnic || { echo "rmmod after unbind failed"; return 1; }
 }
 
-# A small dma-buf (4 MB for 16 MiB) and tokens withheld: the queue runs dry (counted buffer
-# allocation failures, TCP retransmits), then recovers, every byte valid.
+# A small dma-buf (4 MB for 16 MiB) and tokens withheld until no data has come
+# for 3 s (so however slow the link, it runs dry): the queue runs dry (counted
+# buffer allocation failures, TCP retransmits), then recovers, every byte valid.
 token_exhaustion() {
 	setup_pair || return 1
 	devmem_nic_setup 5204 || return 1

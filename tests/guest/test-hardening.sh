@@ -307,6 +307,40 @@ fail_nth_ethtool() {
 	unload_clean
 }
 
+# Two validated flows to dmnic1 in peer, started in the background: a copy
+# flow (dmn-xfer, RSS queues) on PORT+1 and a devmem flow (ncdevmem-rs bound
+# to queue 8) on PORT; logs in /tmp/NAME.*. flows_check waits for both.
+flows_start() { # name port copy_bytes devmem_bytes seed
+	FLOWS_NAME=$1 FLOWS_COPY=$3 FLOWS_DEVMEM=$4
+	rs_server "$2" "/tmp/$1.dm" -c 10.9.0.1 -v 7 -q 1
+	FLOWS_DPID=$RS_PID
+	wait_listen "$2" || return 1
+	ip netns exec peer dmn-xfer recv $(($2 + 1)) "$3" "$5" >"/tmp/$1.recv" 2>&1 &
+	FLOWS_RPID=$!
+	wait_listen $(($2 + 1)) || return 1
+	dmn-xfer send 10.9.0.2 $(($2 + 1)) "$3" "$5" >"/tmp/$1.send" 2>&1 &
+	FLOWS_SPID=$!
+	ncdevmem-rs -s 10.9.0.2 -p "$2" -v 7 --bytes "$4" >"/tmp/$1.client" 2>&1 &
+	FLOWS_CPID=$!
+}
+
+# Whether both senders still run.
+flows_running() {
+	kill -0 $FLOWS_SPID 2>/dev/null && kill -0 $FLOWS_CPID 2>/dev/null
+}
+
+# Waits for the flows of flows_start: all bytes, valid, every token back.
+flows_check() {
+	local f=/tmp/$FLOWS_NAME
+	wait $FLOWS_SPID || { echo "copy sender: $(cat $f.send)"; return 1; }
+	wait $FLOWS_RPID || { echo "copy receiver: $(cat $f.recv)"; return 1; }
+	echo "info: copy flow: $(cat $f.recv)"
+	grep -q "bytes=$FLOWS_COPY .*errors=0$" $f.recv || { echo "copy flow corrupted"; return 1; }
+	wait $FLOWS_CPID || { echo "devmem client: $(tail -n 3 $f.client)"; return 1; }
+	wait $FLOWS_DPID || { echo "devmem server: $(tail -n 3 $f.dm.err)"; return 1; }
+	check_rs_summary $f.dm $FLOWS_DEVMEM
+}
+
 # Allocations failing in dmnic1's receive path, under traffic: NAPI runs
 # threaded, its threads are marked make-it-fail, and fault injection (task
 # filter on, interval mode) fails 1 in RF_RATE (default 20) of the slab and
@@ -323,23 +357,14 @@ fail_nth_ethtool() {
 atomic_alloc_faults() {
 	setup_pair || return 1
 	faults_setup || return 1
-	local d t bytes=$((256 * MIB)) dm_bytes=$((512 * MIB)) rate=${RF_RATE:-20} dpid rpid spid cpid lost0 lost1 left injected=0 threads=""
+	local d t rate=${RF_RATE:-20} lost0 lost1 left injected=0 threads=""
 	ip netns exec peer sh -c 'echo 1 >/sys/class/net/dmnic1/threaded' || { echo "threaded NAPI refused"; return 1; }
 	for t in /proc/[0-9]*; do
 		case "$(cat $t/comm 2>/dev/null)" in napi/dmnic1-*) threads="$threads ${t#/proc/}" ;; esac
 	done
 	[ -n "$threads" ] || { echo "no NAPI thread for dmnic1"; return 1; }
-	rs_server 5650 /tmp/af.dm -c 10.9.0.1 -v 7 -q 1
-	dpid=$RS_PID
-	wait_listen 5650 || return 1
-	ip netns exec peer dmn-xfer recv 5651 $bytes 9 >/tmp/af.recv 2>&1 &
-	rpid=$!
-	wait_listen 5651 || return 1
 	lost0=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
-	dmn-xfer send 10.9.0.2 5651 $bytes 9 >/tmp/af.send 2>&1 &
-	spid=$!
-	ncdevmem-rs -s 10.9.0.2 -p 5650 -v 7 --bytes $dm_bytes >/tmp/af.client 2>&1 &
-	cpid=$!
+	flows_start af 5650 $((256 * MIB)) $((512 * MIB)) 9 || return 1
 	for t in $threads; do echo 1 >/proc/$t/make-it-fail; done
 	for d in failslab fail_page_alloc; do
 		d=/sys/kernel/debug/$d
@@ -352,7 +377,7 @@ atomic_alloc_faults() {
 	local start now
 	start=$(date +%s)
 	now=$start
-	while [ $((now - start)) -lt 20 ] && kill -0 $spid 2>/dev/null && kill -0 $cpid 2>/dev/null; do
+	while [ $((now - start)) -lt 20 ] && flows_running; do
 		sleep 0.2
 		now=$(date +%s)
 	done
@@ -369,13 +394,7 @@ atomic_alloc_faults() {
 	faults_teardown
 	lost1=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
 	echo "info: $((now - start)) s of 1 in $rate allocations failing in dmnic1's NAPI threads ($(echo $threads | wc -w)): $injected failed; dmnic1 could not take $((lost1 - lost0)) frames (alloc_fail $(rx_sum dmnic1 alloc_fail peer), drops $(rx_sum dmnic1 drops peer))"
-	wait $spid || { echo "copy sender: $(cat /tmp/af.send)"; return 1; }
-	wait $rpid || { echo "copy receiver: $(cat /tmp/af.recv)"; return 1; }
-	echo "info: copy flow: $(cat /tmp/af.recv)"
-	grep -q "bytes=$bytes .*errors=0$" /tmp/af.recv || { echo "copy flow corrupted"; return 1; }
-	wait $cpid || { echo "devmem client: $(tail -n 3 /tmp/af.client)"; return 1; }
-	wait $dpid || { echo "devmem server: $(tail -n 3 /tmp/af.dm.err)"; return 1; }
-	check_rs_summary /tmp/af.dm $dm_bytes || return 1
+	flows_check || return 1
 	[ $injected -gt 0 ] || { echo "no allocation failed"; return 1; }
 	[ $lost1 -gt $lost0 ] || { echo "no failure reached dmnic1's receive path"; return 1; }
 	unload_clean
@@ -387,18 +406,9 @@ atomic_alloc_faults() {
 # each run: both stay valid, every token comes back.
 churn_under_traffic() {
 	setup_pair || return 1
-	local bytes=$((512 * MIB)) dpid rpid spid cpid rounds=0
-	rs_server 5601 /tmp/ch.dm -c 10.9.0.1 -v 7 -q 1
-	dpid=$RS_PID
-	wait_listen 5601 || return 1
-	ip netns exec peer dmn-xfer recv 5602 $bytes 4 >/tmp/ch.recv 2>&1 &
-	rpid=$!
-	wait_listen 5602 || return 1
-	dmn-xfer send 10.9.0.2 5602 $bytes 4 >/tmp/ch.send 2>&1 &
-	spid=$!
-	ncdevmem-rs -s 10.9.0.2 -p 5601 -v 7 --bytes $bytes >/dev/null 2>&1 &
-	cpid=$!
-	while kill -0 $spid 2>/dev/null || kill -0 $cpid 2>/dev/null; do
+	local rounds=0
+	flows_start ch 5601 $((512 * MIB)) $((512 * MIB)) 4 || return 1
+	while kill -0 $FLOWS_SPID 2>/dev/null || kill -0 $FLOWS_CPID 2>/dev/null; do
 		rounds=$((rounds + 1))
 		ip netns exec peer ethtool -L dmnic1 rx 10 tx 10 || { echo "round $rounds: channels"; return 1; }
 		ethtool -L dmnic0 rx 10 tx 10 || return 1
@@ -416,14 +426,8 @@ churn_under_traffic() {
 		ip netns exec peer ethtool -X dmnic1 equal 8 || return 1
 		sleep 1
 	done
-	wait $spid || { echo "copy sender: $(cat /tmp/ch.send)"; return 1; }
-	wait $rpid || { echo "copy receiver: $(cat /tmp/ch.recv)"; return 1; }
-	wait $cpid || { echo "devmem client failed"; return 1; }
-	wait $dpid || { echo "devmem server: $(tail -2 /tmp/ch.dm.err)"; return 1; }
 	echo "info: $rounds churn rounds (channels 16/10, MTU 1500/9000, RSS 8/4, link down/up) under traffic"
-	echo "info: copy flow: $(cat /tmp/ch.recv)"
-	grep -q " errors=0$" /tmp/ch.recv || { echo "copy flow corrupted"; return 1; }
-	check_rs_summary /tmp/ch.dm $bytes || return 1
+	flows_check || return 1
 	[ $rounds -ge 3 ] || { echo "only $rounds rounds"; return 1; }
 	unload_clean
 }

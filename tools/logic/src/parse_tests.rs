@@ -33,7 +33,7 @@ fn ipv4_tcp(payload: usize, opt: usize) -> Vec<u8> {
     f.extend_from_slice(&[192, 168, 1, 1, 192, 168, 1, 2]);
     f.extend_from_slice(&[0x9c, 0x40, 0x14, 0x51, 0, 0, 0, 1, 0, 0, 0, 0]);
     f.extend_from_slice(&[((5 + opt) as u8) << 4, 0x10, 0xff, 0xff, 0, 0, 0, 0]);
-    f.extend(std::iter::repeat(1).take(opt * 4));
+    f.extend(std::iter::repeat_n(1, opt * 4));
     f.extend((0..payload).map(|i| i as u8));
     f
 }

@@ -28,7 +28,7 @@ options:
   --size BYTES            dma-buf size (default 65536000, as upstream)
   --batch N               most token ranges per SO_DEVMEM_DONTNEED, 1..128 (default 128);
                           a read's tokens are returned before the next read
-  --hold-tokens-secs S    keep all tokens for S seconds before returning any
+  --hold-tokens-secs S    keep every token until no data has come for S seconds
   --max-bytes N           stop after N bytes
   --bytes N               client: bytes to send
   --json                  print the summary as JSON

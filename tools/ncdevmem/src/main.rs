@@ -218,7 +218,12 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     let mut iobuf = vec![0u8; 819200];
     let mut ctrl = vec![0u8; 80000];
     let start = Instant::now();
-    let hold_until = start + Duration::from_secs(o.hold);
+    // --hold-tokens-secs: tokens are held until no data has arrived for that
+    // long (the dma-buf ran dry, so it does not depend on the link's speed),
+    // then all returned at once, and never held again.
+    let hold_for = Duration::from_secs(o.hold);
+    let mut hold_done = o.hold == 0;
+    let mut last_data = start;
     let mut last_report = start;
     let mut interrupted = false;
     let mut abused = false;
@@ -246,10 +251,15 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                     interrupted = true;
                     break;
                 }
-                if !held.is_empty() && Instant::now() >= hold_until {
-                    eprintln!("returning {} held tokens", held.len());
+                if !hold_done && !held.is_empty() && last_data.elapsed() >= hold_for {
+                    eprintln!(
+                        "no data for {} s: returning {} held tokens",
+                        o.hold,
+                        held.len()
+                    );
                     s.tokens_returned += return_tokens(fd, &held)?;
                     held.clear();
+                    hold_done = true;
                 }
                 continue;
             }
@@ -259,7 +269,8 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             break;
         }
         let msgs = cmsg::parse(&ctrl[..msg.msg_controllen]);
-        let holding = o.hold > 0 && Instant::now() < hold_until;
+        last_data = Instant::now();
+        let holding = !hold_done;
         let mut cursor = 0usize;
         let mut devmem = false;
         // Validate this batch's frags under one sync of the dma-buf.
@@ -358,11 +369,6 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             s.linear_bytes += n as u64;
         }
         s.bytes += n as u64;
-        if !held.is_empty() && Instant::now() >= hold_until {
-            eprintln!("returning {} held tokens", held.len());
-            s.tokens_returned += return_tokens(fd, &held)?;
-            held.clear();
-        }
         if last_report.elapsed() >= Duration::from_secs(2) {
             last_report = Instant::now();
             eprint!(
