@@ -1,24 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0
 # devmemnic: project targets. Kbuild (the module build) is in ./Kbuild.
 #
-#   make              build devmemnic.ko against $(KDIR) (default: the cached test kernel)
-#   make CLIPPY=1     the same, with clippy
-#   make bootstrap    install what is missing and build the cached test kernel
-#   make check        every test; ends with "N passed, N failed"
-#   make demo         bootstrap, build, boot QEMU, load the module, show what it made
-#   make bench        perf kernel, devmem vs copy/discard/veth receive (build/bench/)
+#   make [KERNEL=6.12|7.2]   build devmemnic.ko for the cached test kernel
+#                            (build/<kernel>-test/module/devmemnic.ko) and the tools
+#   make KDIR=/path          the module against another built kernel tree
+#   make CLIPPY=1            the same, with clippy
+#   make bootstrap           install what is missing and build the cached kernel
+#   make check               every test, both kernels; ends with "N passed, N failed"
+#   make stress              the long hardening loops in full [KERNEL=...]
+#   make demo                bootstrap, build, boot QEMU, load the module, show what it made
+#   make bench               perf kernel, devmem vs copy/discard/veth receive (build/bench/)
 #   make vm-run SCRIPT=file [FILES="a b"]   run a script as root in the guest
-#   make fmt          rustfmt the module's sources
+#   make fmt                 rustfmt the module's sources
 
+KERNEL ?= 6.12
+export KERNEL
 LLVM_BIN := /usr/lib/llvm-19/bin
 export PATH := $(LLVM_BIN):$(HOME)/.cargo/bin:$(PATH)
-KDIR ?= $(shell scripts/kdir test)
-RUST_SRCS = $(filter-out src/bindings_generated.rs,$(wildcard src/*.rs src/*/*.rs))
+ifdef KDIR
+export KDIR
+endif
+RUST_SRCS = $(filter-out src/bindings_generated.rs,$(shell find src -name '*.rs'))
+# rustfmt's configuration: the kernel's own (identical in 6.12 and 7.2).
+RUSTFMT_TOML = $(or $(KDIR),$(shell scripts/kdir test))/source/.rustfmt.toml
 
 TOOLS_TARGET := x86_64-unknown-linux-gnu
 TOOLS_BIN := tools/target/$(TOOLS_TARGET)/release
 
-.PHONY: all module tools bootstrap check demo bench vm-run fmt fmt-check clean
+.PHONY: all module tools bootstrap check stress demo bench vm-run fmt fmt-check clean
 
 all: module tools
 
@@ -27,8 +36,7 @@ tools:
 	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer -p ncdevmem-rs
 
 module:
-	@test -f $(KDIR)/Makefile || { echo "no kernel build at KDIR=$(KDIR): run 'make bootstrap' or set KDIR"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) LLVM=1 $(if $(CLIPPY),CLIPPY=1) modules
+	@scripts/build-module test $(if $(CLIPPY),CLIPPY=1) >/dev/null
 
 bootstrap:
 	scripts/bootstrap test
@@ -36,22 +44,28 @@ bootstrap:
 check:
 	scripts/check
 
+# Both kernels unless KERNEL was given.
+stress:
+	STRESS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 7.2)" scripts/stress
+
 demo:
 	scripts/demo
 
 bench:
 	scripts/bench
 
+# Builds what the guest needs first (kernel, module, tools).
 vm-run:
-	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=file [FILES=\"a b ...\"]"; exit 2; }
-	scripts/vm-run "$(SCRIPT)" $(FILES)
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=file [FILES=\"a b ...\"] [KERNEL=6.12|7.2]"; exit 2; }
+	@$(if $(KDIR),,scripts/bootstrap test)
+	@$(MAKE) --no-print-directory tools
+	ko=$$(scripts/build-module test) && VM_KO=$$ko scripts/vm-run "$(SCRIPT)" $(FILES)
 
 fmt:
-	rustfmt --edition 2021 --config-path $(KDIR)/source/.rustfmt.toml $(RUST_SRCS)
+	rustfmt --edition 2021 --config-path $(RUSTFMT_TOML) $(RUST_SRCS)
 
 fmt-check:
-	rustfmt --check --edition 2021 --config-path $(KDIR)/source/.rustfmt.toml $(RUST_SRCS)
+	rustfmt --check --edition 2021 --config-path $(RUSTFMT_TOML) $(RUST_SRCS)
 
 clean:
-	@test -f $(KDIR)/Makefile && $(MAKE) -C $(KDIR) M=$(CURDIR) LLVM=1 clean || true
 	rm -rf build tools/target

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What devmemnic's own bindgen run reads: the kernel C API the module uses
- * beyond what 6.12's `bindings` crate exposes, plus the module's C helpers.
+ * beyond what the kernel's `bindings` crate exposes (6.12 and 7.2), plus the module's C helpers.
  */
 #include <linux/platform_device.h>
 #include <linux/dma-mapping.h>
@@ -18,3 +18,11 @@
 #include <kunit/test.h>
 
 #include "devmemnic_helpers.h"
+
+/* Constants bindgen cannot evaluate from function-like macros (BIT()). */
+enum {
+#ifdef DMN_ETHTOOL_OP_NEEDS_RTNL
+	DMN_ETHTOOL_OP_NEEDS_RTNL_SCHANNELS = ETHTOOL_OP_NEEDS_RTNL_SCHANNELS,
+#endif
+	DMN_ETHTOOL_CONSTS_END
+};

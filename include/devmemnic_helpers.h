@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * C helpers linked into devmemnic.ko: wrappers of static inline functions
- * and macros that bindgen cannot see, and the module parameters (6.12's Rust
- * `module!` has no parameter support).
+ * C helpers linked into devmemnic.ko (src/helpers/): thin wrappers of static
+ * inline functions and macros that bindgen cannot call (wrappers.c), what
+ * differs between 6.12 and 7.2 (compat.c), page-pool internals, the deferred
+ * skb flush, module references, parameters and the debugfs knob.
  */
 #ifndef DEVMEMNIC_HELPERS_H
 #define DEVMEMNIC_HELPERS_H
@@ -64,15 +65,25 @@ void dmn_this_module_put(void);
 void dmn_rtnl_lock(void);
 void dmn_rtnl_unlock(void);
 
+/* compat.c: the one place that knows which kernel it is built for. */
+void dmn_netdev_ops_lock(struct net_device *dev);
+void dmn_netdev_ops_unlock(struct net_device *dev);
+void dmn_napi_enable_locked(struct napi_struct *napi);
+void dmn_napi_disable_locked(struct napi_struct *napi);
+void dmn_napi_disable_unlocked(struct napi_struct *napi);
+int dmn_netdev_open_locked(struct net_device *dev);
+void dmn_netdev_close_locked(struct net_device *dev);
+void dmn_netdev_init_hds(struct net_device *dev, bool enabled);
+int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
+
 /*
- * debugfs: devmemnic/<parent device>/restart_rx_queue restarts an RX queue
- * the way the core's netdev_rx_queue_restart() does (not exported in 6.12).
- * Without debugfs these do nothing (ERR_PTR dentries are accepted by remove).
+ * debugfs.c: devmemnic/<parent device>/restart_rx_queue restarts an RX queue
+ * the way the core does on bind and unbind. Without debugfs these do nothing
+ * (ERR_PTR dentries are accepted by remove).
  */
 struct dentry;
-void dmn_debugfs_init(void);
-void dmn_debugfs_exit(void);
-struct dentry *dmn_debugfs_dev_add(struct net_device *dev);
+struct dentry *dmn_debugfs_init(void);
+struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev);
 void dmn_debugfs_remove(struct dentry *dir);
 u64 dmn_default_features(void);
 u64 dmn_feature_ntuple(void);
@@ -86,6 +97,7 @@ void dmn_napi_add(struct net_device *dev, struct napi_struct *napi, dmn_napi_pol
 void dmn_napi_del(struct napi_struct *napi);
 void dmn_napi_schedule(struct napi_struct *napi);
 struct net_device *dmn_napi_dev(struct napi_struct *napi);
+int dmn_napi_gro_receive(struct napi_struct *napi, struct sk_buff *skb);
 
 /* Socket buffers. */
 unsigned int dmn_skb_len(const struct sk_buff *skb);

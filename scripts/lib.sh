@@ -12,11 +12,28 @@ LLVM_BIN=/usr/lib/llvm-19/bin
 export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
 JOBS="${JOBS:-$(($(nproc) + 1))}"
 
-# Kernel config fragments that make up each kernel flavour, in merge order.
+# The kernel under test: 6.12 (Debian 12's linux-source-6.12, LTS) or 7.2
+# (Debian's linux-source-7.2, pinned below and fetched by scripts/bootstrap).
+KERNEL="${KERNEL:-6.12}"
+case "$KERNEL" in
+6.12 | 7.2) ;;
+*) echo "KERNEL=$KERNEL: expected 6.12 or 7.2" >&2; exit 2 ;;
+esac
+# linux-source-7.2 as listed in sid's signed index (main/binary-all/Packages.xz).
+LINUX72_VERSION=7.2.13-1
+LINUX72_SHA256=30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
+LINUX72_FILE=pool/main/l/linux/linux-source-7.2_7.2.13-1_all.deb
+LINUX72_SUITES="sid trixie-backports"
+DEBIAN_MIRROR=http://deb.debian.org/debian
+
+# Kernel config fragments that make up each kernel flavour, in merge order
+# (for $KERNEL: 7.2 adds its own fragment last).
 kernel_fragments() {
+	local extra=""
+	[ "$KERNEL" = 7.2 ] && extra=" $REPO/tests/kconfig/kernel-7.2.config"
 	case "$1" in
-	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config" ;;
-	perf) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/perf.config" ;;
+	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config$extra" ;;
+	perf) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/perf.config$extra" ;;
 	*) echo "unknown kernel flavour '$1'" >&2; return 1 ;;
 	esac
 }
@@ -25,8 +42,13 @@ START_TS=$(date +%s)
 say() { printf '[%4ds] %s\n' $(($(date +%s) - START_TS)) "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-# Version of Debian's linux-source-6.12 package, or empty when not installed.
+# Version of the kernel source: Debian's installed linux-source-6.12 (empty
+# when not installed), or the pinned linux-source-7.2.
 linux_source_version() {
+	if [ "$KERNEL" = 7.2 ]; then
+		echo "$LINUX72_VERSION"
+		return
+	fi
 	dpkg-query -W -f='${Status} ${Version}\n' linux-source-6.12 2>/dev/null |
 		awk '$3 == "installed" { print $4 }'
 }
@@ -36,6 +58,8 @@ kernel_key() {
 	local flavour="$1" f
 	{
 		echo "recipe 3"
+		# (6.12's key input is unchanged from before 7.2 existed.)
+		[ "$KERNEL" = 6.12 ] || echo "kernel $KERNEL"
 		echo "flavour $flavour"
 		echo "linux-source $(linux_source_version)"
 		for f in $(kernel_fragments "$flavour"); do
@@ -72,4 +96,14 @@ run_logged() {
 		die "$what failed after $(($(date +%s) - t0))s; full log: $log"
 	fi
 	say "$what done in $(($(date +%s) - t0))s"
+}
+
+# Where devmemnic.ko is built for $KERNEL's kernel of a flavour: a copy of the
+# module sources per kernel build, so objects of different kernels never mix.
+module_dir() {
+	if [ -n "${KDIR:-}" ]; then
+		echo "$REPO/build/kdir-$(echo "$KDIR" | sha256sum | cut -c1-12)/module"
+	else
+		echo "$REPO/build/$KERNEL-$1/module"
+	fi
 }

@@ -2,42 +2,24 @@
 
 //! devmemnic: virtual NIC pairs that support device memory TCP.
 //!
-//! Layers: `bindings`, `debugfs`, `delay`, `dma`, `ethtool`, `kunit`,
-//! `module_ref`, `napi`, `netdev`, `page_pool`, `platform`, `rcu`, `ring` and
-//! `skb` are the thin abstraction layer holding every `unsafe` block; the rest
-//! (`nic`, `rx`, `parse`, `steering`, `toeplitz`, `stats`, `errno`) is driver logic in
-//! safe Rust.
+//! Layers, one folder each: `abstractions` (safe APIs over the kernel's C
+//! interfaces; every `unsafe` block and every difference between kernels),
+//! `driver` (the virtual NIC, safe Rust), `logic` (pure logic shared with the
+//! host tests in `tools/logic`), and `tests` (KUnit suites).
 
-mod bindings;
-mod debugfs;
-mod delay;
-mod dma;
-mod errno;
-mod ethtool;
 #[macro_use]
-mod kunit;
-mod module_ref;
-mod napi;
-mod netdev;
-mod nic;
-mod page_pool;
-mod parse;
-mod platform;
-mod rcu;
-mod ring;
-mod rx;
-mod skb;
-mod stats;
-mod steering;
-mod toeplitz;
+mod abstractions;
+mod driver;
+mod logic;
 
 #[cfg(CONFIG_KUNIT)]
 mod tests;
 
-use kernel::prelude::*;
-use nic::Pair;
+use abstractions::{debugfs::DebugfsRoot, params};
+use driver::pair::Pair;
+use kernel::{prelude::*, sync::Arc};
 
-module! {
+kernel_module! {
     type: Devmemnic,
     name: "devmemnic",
     author: "devmemnic developers",
@@ -58,10 +40,7 @@ struct Params {
 
 impl Params {
     fn load() -> Result<Self> {
-        // SAFETY: the helpers only read the module's parameter variables, which the
-        // module loader set before init runs.
-        let (pairs, queues) =
-            unsafe { (bindings::dmn_param_pairs(), bindings::dmn_param_queues()) };
+        let (pairs, queues) = (params::pairs(), params::queues());
         if !(1..=MAX_PAIRS).contains(&pairs) {
             pr_err!("pairs={} is out of range 1..={}\n", pairs, MAX_PAIRS);
             return Err(EINVAL);
@@ -77,25 +56,22 @@ impl Params {
 struct Devmemnic {
     /// Device pairs: `dmnic0`/`dmnic1`, `dmnic2`/`dmnic3`, ...
     pairs: KVec<Pair>,
-    /// Dropped after the pairs (fields drop in order), which remove their own
-    /// directories first.
-    _debugfs: debugfs::DebugfsRoot,
 }
 
 impl kernel::Module for Devmemnic {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let params = Params::load()?;
-        // SAFETY: module init, once; the root is a field declared after `pairs`,
-        // so it drops after every device's directory.
-        let debugfs = unsafe { debugfs::DebugfsRoot::new() };
+        // Each device's knob holds the root: it goes with the last of them.
+        let debugfs = DebugfsRoot::new()?;
         let mut pairs = KVec::with_capacity(params.pairs as usize, GFP_KERNEL)?;
         for n in 0..params.pairs {
             // On error, `pairs` drops and tears down what was created.
-            let pair = Pair::new(n, params.queues).inspect_err(|e| {
+            let pair = Pair::new(n, params.queues, Some(&debugfs)).inspect_err(|e| {
                 pr_err!("creating pair {} failed: {:?}\n", n, e);
             })?;
             pairs.push(pair, GFP_KERNEL)?;
         }
+        drop::<Arc<DebugfsRoot>>(debugfs);
         pr_info!(
             "{} pairs (dmnic0..dmnic{}), {} queues per device, parents devmemnic.0..devmemnic.{}\n",
             params.pairs,
@@ -103,10 +79,7 @@ impl kernel::Module for Devmemnic {
             params.queues,
             params.pairs * 2 - 1
         );
-        Ok(Self {
-            pairs,
-            _debugfs: debugfs,
-        })
+        Ok(Self { pairs })
     }
 }
 

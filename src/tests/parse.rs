@@ -2,8 +2,8 @@
 
 //! KUnit: the receive parser on valid, truncated and lying frames.
 
-use crate::kunit::Test;
-use crate::parse::{parse_frame, Reject, TcpLayout, ETH_HLEN};
+use crate::abstractions::kunit::Test;
+use crate::logic::parse::{parse_frame, Reject, TcpLayout, ETH_HLEN};
 
 const MAX: usize = 256;
 

@@ -2,9 +2,9 @@
 
 //! KUnit: the parent device and the NIC's "DMA" through bus addresses.
 
-use crate::dma::{device_write, DmaDev, PageMapping};
-use crate::kunit::Test;
-use crate::platform::PlatformDevice;
+use crate::abstractions::dma::{device_write, DmaDev, PageMapping};
+use crate::abstractions::kunit::Test;
+use crate::abstractions::platform::PlatformDevice;
 use kernel::{c_str, page::Page, prelude::*};
 
 /// A parent device with an id no module load uses.
@@ -44,19 +44,17 @@ fn device_write_lands_in_mapped_page(test: &mut Test) {
         device_write(DmaDev::of_platform(&dev), mapping.dma_addr() + 100, &data).is_ok()
     );
     let mut back = [0u8; 19];
-    // SAFETY: `back` is a valid, writable buffer of the length given.
-    let read = unsafe { mapping.page().read_raw(back.as_mut_ptr(), 100, back.len()) };
-    kunit_expect!(test, read.is_ok());
+    kunit_expect!(test, mapping.read(100, &mut back).is_ok());
     kunit_expect_eq!(test, back, data);
     // The bytes before the written range were not touched.
     let mut before = [0xffu8; 100];
-    // SAFETY: as above.
-    let read = unsafe {
-        mapping
-            .page()
-            .read_raw(before.as_mut_ptr(), 0, before.len())
-    };
-    kunit_expect!(test, read.is_ok());
+    kunit_expect!(test, mapping.read(0, &mut before).is_ok());
+    // Reads past the page are refused.
+    kunit_expect_eq!(
+        test,
+        mapping.read(kernel::page::PAGE_SIZE - 4, &mut before),
+        Err(EINVAL)
+    );
     kunit_expect!(test, before.iter().all(|&b| b == 0));
 }
 

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! KUnit: queue memory (which pools, with which flags) and the restart sequence
-//! `netdev_rx_queue_restart()` drives, on a pair of the module's own devices.
+//! `netdev_rx_queue_restart()` drives, on a pair of the module's own devices,
+//! under the device's ops locks as the core calls the queue ops.
 
-use crate::kunit::Test;
-use crate::netdev::{NetDev, QueueMgmt, Rtnl};
-use crate::nic::{Nic, NicPriv, Pair};
-use crate::skb::SkBuff;
+use crate::abstractions::errno::enetdown;
+use crate::abstractions::kunit::Test;
+use crate::abstractions::netdev::NetDev;
+use crate::abstractions::queue_mgmt::{QueueConfig, QueueMgmt};
+use crate::abstractions::skb::SkBuff;
+use crate::driver::device::Nic;
+use crate::driver::pair::{NicPriv, Pair};
+use core::sync::atomic::Ordering;
 
 /// Pair number 120: `dmnic240`/`dmnic241`, 4 queues, out of the way of the module's.
 fn test_pair(test: &mut Test) -> Option<Pair> {
-    match Pair::new(120, 4) {
+    match Pair::new(120, 4, None) {
         Ok(p) => Some(p),
         Err(e) => {
             test.fail(format_args!("creating the test pair failed: {:?}", e));
@@ -24,17 +29,17 @@ fn side0(pair: &Pair) -> NicPriv {
     NicPriv::for_test(pair, 0)
 }
 
+const PAGE_CFG: QueueConfig = QueueConfig::page_sized();
+
 fn pools_follow_header_split(test: &mut Test) {
     let Some(pair) = test_pair(test) else { return };
     let dev = pair.dev(0);
     let data = side0(&pair);
-    let rtnl = Rtnl::lock();
-    kunit_expect!(test, dev.open(&rtnl).is_ok());
+    let lock = dev.lock_ops();
+    kunit_expect!(test, dev.open(&lock).is_ok());
     for split in [true, false] {
-        data.me()
-            .header_split
-            .store(split, core::sync::atomic::Ordering::Relaxed);
-        match Nic::queue_mem_alloc(dev, &data, 2) {
+        data.me().header_split.store(split, Ordering::Relaxed);
+        match Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 2) {
             Ok(mem) => {
                 let (hdr, payload) = mem.pools();
                 kunit_expect_eq!(test, mem.splits(), split);
@@ -51,7 +56,7 @@ fn pools_follow_header_split(test: &mut Test) {
             Err(e) => test.fail(format_args!("queue_mem_alloc failed: {:?}", e)),
         }
     }
-    dev.close(&rtnl);
+    kunit_expect!(test, dev.close(&lock).is_ok());
 }
 
 fn restart_swaps_memory_and_keeps_frames(test: &mut Test) {
@@ -59,18 +64,16 @@ fn restart_swaps_memory_and_keeps_frames(test: &mut Test) {
     let dev = pair.dev(0);
     let data = side0(&pair);
     let q = &pair.state().side(0).rxqs[1];
-    let rtnl = Rtnl::lock();
-    kunit_expect!(test, dev.open(&rtnl).is_ok());
+    let lock = dev.lock_ops();
+    kunit_expect!(test, dev.open(&lock).is_ok());
     kunit_expect_eq!(
         test,
         q.napi.with_state(|st, _| st.mem().map(|m| m.splits())),
         Some(true)
     );
     // The core's order: alloc new, stop (old out), start (new in), free old.
-    data.me()
-        .header_split
-        .store(false, core::sync::atomic::Ordering::Relaxed);
-    let new = Nic::queue_mem_alloc(dev, &data, 1);
+    data.me().header_split.store(false, Ordering::Relaxed);
+    let new = Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 1);
     kunit_expect!(test, new.is_ok());
     let old = Nic::queue_stop(dev, &data, 1);
     kunit_expect!(test, matches!(old, Ok(Some(ref m)) if m.splits()));
@@ -91,32 +94,36 @@ fn restart_swaps_memory_and_keeps_frames(test: &mut Test) {
         q.napi.with_state(|st, _| st.mem().map(|m| m.splits())),
         Some(false)
     );
-    drop(old);
-    drop(rtnl);
+    if let Ok(Some(old)) = old {
+        Nic::queue_mem_free(dev, &data, old);
+    }
+    drop(lock);
     // The restarted queue's NAPI receives what waited (into host memory).
     let mut waited = 0;
     while !q.ring.is_empty() && waited < 100 {
-        crate::delay::msleep(10);
+        crate::abstractions::delay::msleep(10);
         waited += 1;
     }
     kunit_expect!(test, q.ring.is_empty());
     kunit_expect_eq!(test, q.stats.linear.get() + q.stats.drops.get() - before, 5);
     kunit_expect_eq!(test, q.stats.drops.get(), 0);
-    let rtnl = Rtnl::lock();
-    dev.close(&rtnl);
+    let lock = dev.lock_ops();
+    kunit_expect!(test, dev.close(&lock).is_ok());
 }
 
-fn queue_mem_refused_when_down_or_out_of_range(test: &mut Test) {
+fn queue_ops_check_their_arguments(test: &mut Test) {
     let Some(pair) = test_pair(test) else { return };
     let dev: &NetDev = pair.dev(0);
     let data = side0(&pair);
-    let rtnl = Rtnl::lock();
-    kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, 0).is_err());
-    kunit_expect!(test, dev.open(&rtnl).is_ok());
-    kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, 0).is_ok());
+    let lock = dev.lock_ops();
+    // Memory may be built while the device is down (7.2's core does so when a
+    // provider binds to a closed device).
+    kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 0).is_ok());
+    kunit_expect!(test, dev.open(&lock).is_ok());
+    kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 0).is_ok());
     kunit_expect_eq!(
         test,
-        Nic::queue_mem_alloc(dev, &data, 4).err(),
+        Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 4).err(),
         Some(kernel::error::code::EINVAL)
     );
     kunit_expect_eq!(
@@ -124,7 +131,48 @@ fn queue_mem_refused_when_down_or_out_of_range(test: &mut Test) {
         Nic::queue_stop(dev, &data, 9).err(),
         Some(kernel::error::code::EINVAL)
     );
-    dev.close(&rtnl);
+    // Payload buffers are pages: other sizes are refused.
+    let big = QueueConfig {
+        rx_page_size: 4 * kernel::page::PAGE_SIZE as u32,
+    };
+    kunit_expect!(test, Nic::validate_config(dev, &data, &big).is_err());
+    kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &big, 0).is_err());
+    kunit_expect!(test, Nic::validate_config(dev, &data, &PAGE_CFG).is_ok());
+    // A lock guard of one device does not open another.
+    let other = pair.dev(1);
+    kunit_expect_eq!(
+        test,
+        other.open(&lock).err(),
+        Some(kernel::error::code::EINVAL)
+    );
+    kunit_expect!(test, dev.close(&lock).is_ok());
+}
+
+/// The core's own restart sequence (6.12: devmemnic's copy of it; 7.2: the
+/// exported `netdev_rx_queue_restart()`), as the debugfs knob runs it.
+fn core_restart_under_ops_lock(test: &mut Test) {
+    let Some(pair) = test_pair(test) else { return };
+    let dev = pair.dev(0);
+    let q = &pair.state().side(0).rxqs[3];
+    let lock = dev.lock_ops();
+    kunit_expect_eq!(test, dev.restart_rx_queue(&lock, 3).err(), Some(enetdown()));
+    kunit_expect!(test, dev.open(&lock).is_ok());
+    let before = q
+        .napi
+        .with_state(|st, _| st.mem().map(|m| m.pools().1.id()));
+    kunit_expect!(test, before.is_some());
+    kunit_expect!(test, dev.restart_rx_queue(&lock, 3).is_ok());
+    let after = q
+        .napi
+        .with_state(|st, _| st.mem().map(|m| m.pools().1.id()));
+    // New memory in place (a fresh allocation), queue running.
+    kunit_expect!(test, after.is_some() && after != before);
+    kunit_expect_eq!(
+        test,
+        dev.restart_rx_queue(&lock, 4).err(),
+        Some(kernel::error::code::EINVAL)
+    );
+    kunit_expect!(test, dev.close(&lock).is_ok());
 }
 
 kunit_suite!(
@@ -133,6 +181,7 @@ kunit_suite!(
     [
         pools_follow_header_split,
         restart_swaps_memory_and_keeps_frames,
-        queue_mem_refused_when_down_or_out_of_range,
+        queue_ops_check_their_arguments,
+        core_restart_under_ops_lock,
     ]
 );

@@ -2,10 +2,10 @@
 
 //! KUnit: ntuple matching, the rule table and the RX queue choice.
 
-use crate::kunit::Test;
-use crate::parse::FlowKey;
-use crate::steering::{InsertError, NtupleRule, Steering, MAX_RULES};
-use crate::toeplitz::{hash_v4, DEFAULT_RSS_KEY};
+use crate::abstractions::kunit::Test;
+use crate::logic::parse::FlowKey;
+use crate::logic::steering::{InsertError, NtupleRule, Steering, MAX_RULES};
+use crate::logic::toeplitz::{hash_v4, DEFAULT_RSS_KEY};
 
 fn v4_key(src: [u8; 4], dst: [u8; 4], sport: u16, dport: u16) -> FlowKey {
     let mut k = FlowKey {

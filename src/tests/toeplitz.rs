@@ -2,8 +2,8 @@
 
 //! KUnit: the Toeplitz hash against Microsoft's published RSS verification vectors.
 
-use crate::kunit::Test;
-use crate::toeplitz::{hash_v4, hash_v6, indirect, toeplitz_hash, DEFAULT_RSS_KEY};
+use crate::abstractions::kunit::Test;
+use crate::logic::toeplitz::{hash_v4, hash_v6, indirect, toeplitz_hash, DEFAULT_RSS_KEY};
 
 /// A published vector: (source, destination, source port, destination port,
 /// 4-tuple hash, addresses-only hash).

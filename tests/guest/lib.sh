@@ -5,6 +5,12 @@
 
 GUEST_FAILED=0
 
+# The test tier: "check" (make check: every scenario, at counts that catch a
+# regression) or "stress" (make stress: the long loops in full). Scripts size
+# their loops with `tier CHECK_COUNT STRESS_COUNT`.
+DMN_TIER="${DMN_TIER:-check}"
+tier() { if [ "$DMN_TIER" = stress ]; then echo "$2"; else echo "$1"; fi; }
+
 pass() { echo "TEST $1 PASS"; }
 fail() {
 	echo "TEST $1 FAIL: $2"

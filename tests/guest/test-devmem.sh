@@ -7,7 +7,7 @@ MIB=$((1024 * 1024))
 
 upstream_ncdevmem() {
 	setup_pair || return 1
-	local bytes=$((1024 * MIB)) hds0 dm0
+	local bytes=$(($(tier 256 1024) * MIB)) hds0 dm0
 	hds0=$(stat_of dmnic1 rx8_hds_packets peer)
 	dm0=$(stat_of dmnic1 rx8_devmem_packets peer)
 	# Upstream configures the NIC itself (through ethtool) and runs its built-in
@@ -172,7 +172,7 @@ bind_unbind_loop() {
 	wait_listen 5299 || return 1
 	dmn-xfer send 10.9.0.2 5299 $((1 << 40)) 8 >/dev/null 2>&1 &
 	local bgs=$!
-	local i port pid fails=0 cycles=${CYCLES:-200} bytes=$((1 * MIB))
+	local i port pid fails=0 cycles=${CYCLES:-$(tier 20 200)} bytes=$((1 * MIB))
 	for i in $(seq 1 "$cycles"); do
 		port=$((5310 + i))
 		rs_server $port /tmp/l.out -c 10.9.0.1 -v 7 --size $((4 * MIB))
@@ -205,7 +205,7 @@ bind_unbind_loop() {
 	echo "info: after rmmod: no devmem buffer outstanding"
 }
 
-run_test devmem/upstream-ncdevmem-1GiB upstream_ncdevmem
+run_test devmem/upstream-ncdevmem upstream_ncdevmem
 run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf
 run_test devmem/ncdevmem-rs-dma-heap rs_provider dma-heap
 run_test devmem/ncdevmem-rs-ipv6 rs_ipv6

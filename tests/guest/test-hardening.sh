@@ -8,7 +8,7 @@ source /extra/lib.sh
 MIB=$((1024 * 1024))
 KNOB=/sys/kernel/debug/devmemnic/devmemnic.1/restart_rx_queue
 
-# The devmem queue restarted 50 times (debugfs restart_rx_queue: new memory,
+# The devmem queue restarted RESTARTS times (10, 50 in make stress) (debugfs restart_rx_queue: new memory,
 # stop, start, old memory freed, as the core does on bind and unbind) while
 # ncdevmem-rs receives validated streams into the dma-buf (as many 256 MiB
 # streams as the restarts take, each server configuring the NIC itself).
@@ -21,7 +21,9 @@ devmem_queue_restarts() {
 	echo 99 >$KNOB 2>/dev/null && { echo "restart of queue 99 accepted"; return 1; }
 	echo x8 >$KNOB 2>/dev/null && { echo "restart of queue 'x8' accepted"; return 1; }
 	local bytes=$((256 * MIB)) port=5500 pid cpid last c restarts=0 stalled=0 streams=0 first
-	while [ $restarts -lt 50 ] && [ $streams -lt 20 ]; do
+	local want
+	want=$(tier 10 50)
+	while [ $restarts -lt "$want" ] && [ $streams -lt 20 ]; do
 		port=$((port + 1))
 		streams=$((streams + 1))
 		rs_server $port /tmp/qr.out -c 10.9.0.1 -v 7
@@ -30,7 +32,7 @@ devmem_queue_restarts() {
 		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>&1 &
 		cpid=$!
 		first=1
-		while [ $restarts -lt 50 ] && kill -0 $cpid 2>/dev/null; do
+		while [ $restarts -lt "$want" ] && kill -0 $cpid 2>/dev/null; do
 			echo 8 >$KNOB || { echo "restart $((restarts + 1)) failed"; return 1; }
 			restarts=$((restarts + 1))
 			sleep 0.3
@@ -46,7 +48,7 @@ devmem_queue_restarts() {
 		check_rs_summary /tmp/qr.out $bytes >/dev/null || { echo "stream $streams: $(cat /tmp/qr.out)"; return 1; }
 	done
 	echo "info: $restarts restarts of bound queue 8 during $streams validated 256 MiB devmem streams; $stalled without devmem frames before the next"
-	[ $restarts = 50 ] || { echo "only $restarts restarts"; return 1; }
+	[ $restarts = "$want" ] || { echo "only $restarts restarts"; return 1; }
 	[ $stalled = 0 ] || { echo "devmem traffic did not resume after $stalled restarts"; return 1; }
 	# Unbound now (server gone): a host-memory queue restarts too; a down device refuses.
 	echo 8 >$KNOB || return 1
@@ -135,12 +137,14 @@ faults_teardown() {
 	done
 }
 
-# Sample points for a fail-nth walk over SITES sites: 1..20, then SPREAD
-# more (default 30) spread evenly to the end.
+# Sample points for a fail-nth walk over SITES sites: the first FIRST
+# (5; 20 in make stress), then SPREAD more (default 5; 30 in make stress)
+# spread evenly to the end.
 walk_points() { # sites [spread]
-	local n=$1 spread=${2:-30} i
-	seq 1 $((n < 20 ? n : 20))
-	[ "$n" -gt 20 ] && for i in $(seq 1 "$spread"); do echo $((20 + (n - 20) * i / spread)); done
+	local n=$1 spread=${2:-$(tier 5 30)} first i
+	first=$(tier 5 20)
+	seq 1 $((n < first ? n : first))
+	[ "$n" -gt "$first" ] && for i in $(seq 1 "$spread"); do echo $((first + (n - first) * i / spread)); done
 }
 
 # Waits until something listens on $1 in peer or process $2 has exited.
@@ -225,15 +229,16 @@ fail_nth_restart() {
 	faults_setup || return 1
 	ip netns exec peer ethtool -X dmnic1 equal 1 || return 1
 	bg_flow_start 5430 5
-	local n ok=0 failed=0
-	for n in $(seq 1 60); do
+	local n ok=0 failed=0 sites
+	sites=$(tier 30 60)
+	for n in $(seq 1 "$sites"); do
 		# Both writes are builtins of this shell: no fork between arming and the restart.
 		echo "$n" >/proc/self/fail-nth
 		if echo 0 >$KNOB 2>/dev/null; then ok=$((ok + 1)); else failed=$((failed + 1)); fi
 		echo 0 >/proc/self/fail-nth
 	done
 	faults_teardown
-	echo "info: 60 restarts with a fault at site 1..60: $ok succeeded, $failed failed"
+	echo "info: $sites restarts with a fault at site 1..$sites: $ok succeeded, $failed failed"
 	bg_flow_stop_check 5430 || return 1
 	[ $failed -gt 0 ] || { echo "no restart failed"; return 1; }
 	[ $ok -gt 0 ] || { echo "no restart got past its fault sites"; return 1; }
@@ -270,7 +275,7 @@ fail_nth_ethtool() {
 		ip netns exec peer $undo || return 1
 		# Every sampled request starts from this state (successes are undone).
 		before=$(queue_state)
-		for n in $(walk_points "$sites" 30); do
+		for n in $(walk_points "$sites" "$(tier 10 30)"); do
 			out=$(ip netns exec peer dmn-xfer fault "$n" dmnic1 $op)
 			rc=$?
 			case $rc in
@@ -364,7 +369,7 @@ atomic_alloc_faults() {
 	done
 	[ -n "$threads" ] || { echo "no NAPI thread for dmnic1"; return 1; }
 	lost0=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
-	flows_start af 5650 $((256 * MIB)) $((512 * MIB)) 9 || return 1
+	flows_start af 5650 $(($(tier 64 256) * MIB)) $(($(tier 128 512) * MIB)) 9 || return 1
 	for t in $threads; do echo 1 >/proc/$t/make-it-fail; done
 	for d in failslab fail_page_alloc; do
 		d=/sys/kernel/debug/$d
@@ -373,11 +378,13 @@ atomic_alloc_faults() {
 		echo $rate >$d/interval
 		echo 100 >$d/probability
 	done
-	# 20 s, or until a flow ends (the window must be under traffic).
-	local start now
+	# 10 s (20 s in make stress), or until a flow ends (the window must be
+	# under traffic).
+	local start now window
+	window=$(tier 10 20)
 	start=$(date +%s)
 	now=$start
-	while [ $((now - start)) -lt 20 ] && flows_running; do
+	while [ $((now - start)) -lt "$window" ] && flows_running; do
 		sleep 0.2
 		now=$(date +%s)
 	done
@@ -407,7 +414,7 @@ atomic_alloc_faults() {
 churn_under_traffic() {
 	setup_pair || return 1
 	local rounds=0
-	flows_start ch 5601 $((512 * MIB)) $((512 * MIB)) 4 || return 1
+	flows_start ch 5601 $(($(tier 128 512) * MIB)) $(($(tier 128 512) * MIB)) 4 || return 1
 	while kill -0 $FLOWS_SPID 2>/dev/null || kill -0 $FLOWS_CPID 2>/dev/null; do
 		rounds=$((rounds + 1))
 		ip netns exec peer ethtool -L dmnic1 rx 10 tx 10 || { echo "round $rounds: channels"; return 1; }
@@ -428,7 +435,7 @@ churn_under_traffic() {
 	done
 	echo "info: $rounds churn rounds (channels 16/10, MTU 1500/9000, RSS 8/4, link down/up) under traffic"
 	flows_check || return 1
-	[ $rounds -ge 3 ] || { echo "only $rounds rounds"; return 1; }
+	[ $rounds -ge "$(tier 1 3)" ] || { echo "only $rounds rounds"; return 1; }
 	unload_clean
 }
 
@@ -567,7 +574,7 @@ rmmod_under_traffic() {
 	echo "info: after the kill: $(pool_totals | tr '\n' ' ')"
 }
 
-run_test hardening/devmem-queue-restarts-50 devmem_queue_restarts
+run_test hardening/devmem-queue-restarts devmem_queue_restarts
 run_test hardening/token-abuse token_abuse
 run_test hardening/killed-with-tokens-out killed_with_tokens
 run_test hardening/fail-nth-setup-and-bind fail_nth_setup

@@ -7,11 +7,11 @@
 // Not every item is used by the host tests.
 #![allow(dead_code)]
 
-#[path = "../../../src/parse.rs"]
+#[path = "../../../src/logic/parse.rs"]
 mod parse;
-#[path = "../../../src/steering.rs"]
+#[path = "../../../src/logic/steering.rs"]
 mod steering;
-#[path = "../../../src/toeplitz.rs"]
+#[path = "../../../src/logic/toeplitz.rs"]
 mod toeplitz;
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 //! A reference on this module, keeping it loaded while it exists.
 
-use crate::bindings;
+use super::bindings;
 
 /// One reference on this module (`__module_get(THIS_MODULE)`), dropped with it.
 ///

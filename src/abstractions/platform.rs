@@ -6,7 +6,7 @@
 //! device page pools DMA-map on and dma-bufs attach to, so it carries a 64-bit
 //! DMA mask like a real NIC's PCI function.
 
-use crate::bindings;
+use super::bindings;
 use core::ptr::NonNull;
 use kernel::{error::from_err_ptr, prelude::*, str::CStr};
 

@@ -4,7 +4,7 @@
 //!
 //! (`ENOTSUPP` there is kernel-internal and must not reach userspace.)
 
-use crate::bindings;
+use super::bindings;
 use kernel::error::Error;
 
 /// `EOPNOTSUPP`: the operation is not supported by this device.

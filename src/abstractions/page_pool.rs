@@ -7,7 +7,7 @@
 //! through its DMA address (`dma::device_write`), which works for pages and
 //! net_iovs alike, and hands it to an skb.
 
-use crate::{
+use super::{
     bindings,
     dma::{DmaAddr, DmaDev},
     napi::Napi,
@@ -67,6 +67,11 @@ impl PagePool {
         NonNull::new(raw).map(|ptr| Self { ptr }).ok_or(ENOMEM)
     }
 
+    /// The pool's identity (its address), to tell pools apart in tests and logs.
+    pub(crate) fn id(&self) -> usize {
+        self.ptr.as_ptr() as usize
+    }
+
     /// Whether the kernel attached a memory provider (a devmem binding).
     pub(crate) fn has_provider(&self) -> bool {
         // SAFETY: the pool is live (type invariant).
@@ -102,7 +107,7 @@ impl PagePool {
 
     /// Unlinks the pool from its NAPI, so the pool can be destroyed after that
     /// NAPI runs again for other memory. `_off` proves the NAPI is not polling.
-    pub(crate) fn detach_napi(&self, _off: &crate::napi::NapiOff) {
+    pub(crate) fn detach_napi(&self, _off: &super::napi::NapiOff) {
         // SAFETY: the pool is live; its NAPI (the only one pools are created with,
         // the owner's) is disabled while a `NapiOff` exists.
         unsafe { bindings::page_pool_disable_direct_recycling(self.ptr.as_ptr()) };

@@ -1,17 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! `ethtool_ops` from a trait: rings (with TCP data split), channels, driver
-//! info and per-queue statistics.
+//! info, per-queue statistics, RSS and ntuple rules.
+//!
+//! C header: [`include/linux/ethtool.h`](srctree/include/linux/ethtool.h)
+//!
+//! On kernels with ops-locked devices (7.2) ethtool ops run under the device's
+//! instance lock and, for `set_channels`, rtnl too (`op_needs_rtnl`), since
+//! changing the queue counts needs rtnl; 7.2 also asks `get_rx_ring_count` for
+//! `ETHTOOL_GRXRINGS`. The trait is the same on every kernel.
 
-use crate::{
+use super::{
     bindings,
     errno::{emsgsize, eopnotsupp},
-    netdev::{priv_of, NetDev, NetDevOps},
-    steering::{NtupleRule, INDIR_SIZE},
-    toeplitz::RSS_KEY_LEN,
+    netdev::{priv_of, NetDev},
+    netdev_ops::NetDevOps,
 };
 use core::marker::PhantomData;
 use kernel::{error::from_result, prelude::*, str::CStr};
+
+/// A TCP flow steering rule as ethtool describes it (`ethtool -N ... flow-type
+/// tcp4|tcp6`): flows whose fields match under the masks go to `queue`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct TcpFlowRule {
+    /// Rule slot (`loc`).
+    pub(crate) loc: u32,
+    /// `tcp6` (else `tcp4`).
+    pub(crate) ipv6: bool,
+    /// Source address and mask (IPv4 in the first 4 bytes), network order.
+    pub(crate) src: [u8; 16],
+    pub(crate) src_mask: [u8; 16],
+    /// Destination address and mask.
+    pub(crate) dst: [u8; 16],
+    pub(crate) dst_mask: [u8; 16],
+    /// Source port and mask (host order).
+    pub(crate) sport: u16,
+    pub(crate) sport_mask: u16,
+    /// Destination port and mask.
+    pub(crate) dport: u16,
+    pub(crate) dport_mask: u16,
+    /// Target RX queue.
+    pub(crate) queue: u32,
+}
 
 /// Ring sizes and TCP data split, as `ethtool -g/-G` show and set them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,9 +72,22 @@ pub(crate) struct Channels {
 }
 
 /// Where an ethtool request's error message goes (netlink extack).
+///
+/// # Invariants
+///
+/// The pointer is null or a valid extack for the callback's duration.
 pub(crate) struct Extack(*mut bindings::netlink_ext_ack);
 
 impl Extack {
+    /// Wraps the extack a callback got.
+    ///
+    /// The caller (a trampoline) passes the core's extack argument, null or valid
+    /// for the callback's duration, and drops the value before returning.
+    pub(super) fn from_raw(extack: *mut bindings::netlink_ext_ack) -> Self {
+        // INVARIANT: see above.
+        Self(extack)
+    }
+
     /// Sets the message userspace sees with the error.
     pub(crate) fn msg(&self, msg: &'static CStr) {
         if !self.0.is_null() {
@@ -56,6 +99,8 @@ impl Extack {
 }
 
 /// Ethtool callbacks for a [`NetDevOps`] driver.
+///
+/// Every callback runs with the device's ops locks held (see the module doc).
 #[vtable]
 pub(crate) trait EthtoolOps: NetDevOps {
     /// Driver name for `ethtool -i`.
@@ -73,39 +118,49 @@ pub(crate) trait EthtoolOps: NetDevOps {
     /// `ethtool -L`: `req.rx`/`req.tx` are the requested counts.
     fn set_channels(dev: &NetDev, data: &Self::Priv, req: &Channels) -> Result;
 
-    /// Names of the `ethtool -S` counters; the count must not change while up.
-    fn stat_names(dev: &NetDev, data: &Self::Priv, out: &mut dyn FnMut(&str));
+    /// Names of each RX queue's `ethtool -S` counters (shown as `rx<N>_<name>`,
+    /// for every allocated RX queue).
+    const RX_QUEUE_STATS: &'static [&'static str];
 
-    /// Values of the `ethtool -S` counters, in `stat_names` order.
-    fn stat_values(dev: &NetDev, data: &Self::Priv, out: &mut [u64]);
+    /// Names of each TX queue's counters (`tx<N>_<name>`).
+    const TX_QUEUE_STATS: &'static [&'static str];
 
-    /// `ethtool -x`: the RSS key and indirection table.
-    fn get_rss(
-        dev: &NetDev,
-        data: &Self::Priv,
-        key: &mut [u8; RSS_KEY_LEN],
-        indir: &mut [u32; INDIR_SIZE],
-    );
+    /// Values of RX queue `q`'s counters, in `RX_QUEUE_STATS` order (`out` has
+    /// exactly that many entries).
+    fn rx_queue_stats(dev: &NetDev, data: &Self::Priv, q: u32, out: &mut [u64]);
 
-    /// `ethtool -X`: new key and/or table (entries already checked against the
-    /// RX queue count by the ethtool core).
+    /// Values of TX queue `q`'s counters, in `TX_QUEUE_STATS` order.
+    fn tx_queue_stats(dev: &NetDev, data: &Self::Priv, q: u32, out: &mut [u64]);
+
+    /// RSS hash key length in bytes.
+    const RSS_KEY_LEN: usize;
+
+    /// RSS indirection table entries.
+    const RSS_INDIR_SIZE: usize;
+
+    /// `ethtool -x`: the RSS key (`RSS_KEY_LEN` bytes) and indirection table
+    /// (`RSS_INDIR_SIZE` entries).
+    fn get_rss(dev: &NetDev, data: &Self::Priv, key: &mut [u8], indir: &mut [u32]);
+
+    /// `ethtool -X`: new key and/or table, sized as `get_rss`'s (entries already
+    /// checked against the RX queue count by the ethtool core).
     fn set_rss(
         dev: &NetDev,
         data: &Self::Priv,
-        key: Option<&[u8; RSS_KEY_LEN]>,
-        indir: Option<&[u32; INDIR_SIZE]>,
+        key: Option<&[u8]>,
+        indir: Option<&[u32]>,
         extack: &Extack,
     ) -> Result;
 
     /// ntuple rules in use, sorted by location.
-    fn rules(dev: &NetDev, data: &Self::Priv, out: &mut dyn FnMut(&NtupleRule));
+    fn rules(dev: &NetDev, data: &Self::Priv, out: &mut dyn FnMut(&TcpFlowRule));
 
     /// `ethtool -N ... [loc L]`: adds or replaces a rule; `loc` is `None` for
     /// "any free slot". Returns the location used.
     fn insert_rule(
         dev: &NetDev,
         data: &Self::Priv,
-        rule: NtupleRule,
+        rule: TcpFlowRule,
         loc: Option<u32>,
     ) -> Result<u32>;
 
@@ -117,7 +172,7 @@ pub(crate) trait EthtoolOps: NetDevOps {
 }
 
 /// Turns an ethtool flow spec into a rule, if devmemnic can match it.
-fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<NtupleRule> {
+fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<TcpFlowRule> {
     // Extensions (VLAN, MAC, user data) and RSS contexts are not supported.
     if fs.flow_type & (bindings::FLOW_EXT | bindings::FLOW_MAC_EXT | bindings::FLOW_RSS) != 0 {
         return Err(eopnotsupp());
@@ -126,9 +181,9 @@ fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<NtupleRule> {
         // Dropping and virtual functions are not supported.
         return Err(eopnotsupp());
     }
-    let mut r = NtupleRule {
+    let mut r = TcpFlowRule {
         queue: fs.ring_cookie as u32,
-        ..NtupleRule::default()
+        ..TcpFlowRule::default()
     };
     match fs.flow_type {
         bindings::TCP_V4_FLOW => {
@@ -166,7 +221,7 @@ fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<NtupleRule> {
 }
 
 /// Writes a rule back as an ethtool flow spec.
-fn spec_from_rule(r: &NtupleRule, fs: &mut bindings::ethtool_rx_flow_spec) {
+fn spec_from_rule(r: &TcpFlowRule, fs: &mut bindings::ethtool_rx_flow_spec) {
     // SAFETY: all-zeroes is a valid flow spec.
     *fs = unsafe { core::mem::zeroed() };
     fs.location = r.loc;
@@ -277,7 +332,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                     _ => None,
                 },
             };
-            T::set_ringparam(nd, data, &req, &Extack(extack))?;
+            T::set_ringparam(nd, data, &req, &Extack::from_raw(extack))?;
             Ok(0)
         })
     }
@@ -324,6 +379,14 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         })
     }
 
+    /// Number of `ethtool -S` counters: fixed by the device's allocated queue
+    /// counts and the trait's constant name tables, so it cannot change between
+    /// the core sizing a buffer and us filling it.
+    fn stat_count(dev: &NetDev) -> usize {
+        dev.num_rx_queues() as usize * T::RX_QUEUE_STATS.len()
+            + dev.num_tx_queues() as usize * T::TX_QUEUE_STATS.len()
+    }
+
     /// # Safety
     ///
     /// As for `get_drvinfo`.
@@ -332,10 +395,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
             return -(bindings::EOPNOTSUPP as i32);
         }
         // SAFETY: the core passes a live device of ours.
-        let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
-        let mut n = 0;
-        T::stat_names(nd, data, &mut |_| n += 1);
-        n
+        let nd = unsafe { NetDev::from_raw(dev) };
+        i32::try_from(Self::stat_count(nd)).unwrap_or(0)
     }
 
     /// # Safety
@@ -346,16 +407,25 @@ impl<T: EthtoolOps> EthtoolTable<T> {
             return;
         }
         // SAFETY: the core passes a live device of ours.
-        let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
-        let mut i = 0usize;
+        let nd = unsafe { NetDev::from_raw(dev) };
         let len = bindings::ETH_GSTRING_LEN as usize;
-        T::stat_names(nd, data, &mut |name| {
-            // SAFETY: the core sized `buf` for the count `get_sset_count` returned,
-            // and `stat_names` yields the same names again (trait contract).
-            let slot = unsafe { core::slice::from_raw_parts_mut(buf.add(i * len), len) };
-            put_gstring(slot, name);
-            i += 1;
-        });
+        // SAFETY: the core sized `buf` for `get_sset_count` strings, which is
+        // `stat_count` (a function of fixed facts).
+        let out = unsafe { core::slice::from_raw_parts_mut(buf, Self::stat_count(nd) * len) };
+        let mut slots = out.chunks_exact_mut(len);
+        let mut name = [0u8; 32];
+        for (dir, queues, names) in [
+            ("rx", nd.num_rx_queues(), T::RX_QUEUE_STATS),
+            ("tx", nd.num_tx_queues(), T::TX_QUEUE_STATS),
+        ] {
+            for q in 0..queues {
+                for n in names {
+                    if let Some(slot) = slots.next() {
+                        put_gstring(slot, fmt_queue_stat(&mut name, dir, q, n));
+                    }
+                }
+            }
+        }
     }
 
     /// # Safety
@@ -368,11 +438,28 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ) {
         // SAFETY: the core passes a live device of ours.
         let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
-        let mut n = 0usize;
-        T::stat_names(nd, data, &mut |_| n += 1);
-        // SAFETY: the core sized `values` for `get_sset_count` entries (= `n`).
-        let out = unsafe { core::slice::from_raw_parts_mut(values, n) };
-        T::stat_values(nd, data, out);
+        // SAFETY: the core sized `values` for `get_sset_count` entries (`stat_count`).
+        let out = unsafe { core::slice::from_raw_parts_mut(values, Self::stat_count(nd)) };
+        let (rx, tx) = out.split_at_mut(nd.num_rx_queues() as usize * T::RX_QUEUE_STATS.len());
+        if !T::RX_QUEUE_STATS.is_empty() {
+            for (q, chunk) in rx.chunks_exact_mut(T::RX_QUEUE_STATS.len()).enumerate() {
+                T::rx_queue_stats(nd, data, q as u32, chunk);
+            }
+        }
+        if !T::TX_QUEUE_STATS.is_empty() {
+            for (q, chunk) in tx.chunks_exact_mut(T::TX_QUEUE_STATS.len()).enumerate() {
+                T::tx_queue_stats(nd, data, q as u32, chunk);
+            }
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the ethtool core with a live device of ours.
+    #[cfg(dmn_ethtool_rx_ring_count)]
+    unsafe extern "C" fn get_rx_ring_count(dev: *mut bindings::net_device) -> u32 {
+        // SAFETY: the core passes a live device of ours.
+        unsafe { NetDev::from_raw(dev) }.real_num_rx_queues()
     }
 
     /// # Safety
@@ -468,14 +555,14 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ///
     /// Called by the ethtool core; reads nothing.
     unsafe extern "C" fn get_rxfh_key_size(_dev: *mut bindings::net_device) -> u32 {
-        RSS_KEY_LEN as u32
+        T::RSS_KEY_LEN as u32
     }
 
     /// # Safety
     ///
     /// Called by the ethtool core; reads nothing.
     unsafe extern "C" fn get_rxfh_indir_size(_dev: *mut bindings::net_device) -> u32 {
-        INDIR_SIZE as u32
+        T::RSS_INDIR_SIZE as u32
     }
 
     /// # Safety
@@ -487,19 +574,43 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ) -> i32 {
         // SAFETY: the core passes a live device of ours and a valid request.
         let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *p) };
-        let mut key = [0u8; RSS_KEY_LEN];
-        let mut indir = [0u32; INDIR_SIZE];
-        T::get_rss(nd, data, &mut key, &mut indir);
         // SAFETY: constant.
         p.hfunc = unsafe { bindings::dmn_rss_hash_top() };
-        if !p.indir.is_null() {
-            // SAFETY: the core sized `indir` with `get_rxfh_indir_size`.
-            unsafe { core::ptr::copy_nonoverlapping(indir.as_ptr(), p.indir, INDIR_SIZE) };
-        }
-        if !p.key.is_null() {
-            // SAFETY: the core sized `key` with `get_rxfh_key_size`.
-            unsafe { core::ptr::copy_nonoverlapping(key.as_ptr(), p.key, RSS_KEY_LEN) };
-        }
+        // SAFETY: the core sized `indir` and `key` (when not null) with
+        // `get_rxfh_indir_size` and `get_rxfh_key_size`, and nothing else uses
+        // them during the call.
+        let (key, indir) = unsafe {
+            (
+                slice_or_empty(p.key, T::RSS_KEY_LEN),
+                slice_or_empty(p.indir, T::RSS_INDIR_SIZE),
+            )
+        };
+        // The driver fills whole tables; give it scratch for the parts not asked for.
+        let mut key_scratch = KVec::new();
+        let mut indir_scratch = KVec::new();
+        let key = if key.is_empty() {
+            if key_scratch
+                .extend_with(T::RSS_KEY_LEN, 0, GFP_KERNEL)
+                .is_err()
+            {
+                return ENOMEM.to_errno();
+            }
+            &mut key_scratch[..]
+        } else {
+            key
+        };
+        let indir = if indir.is_empty() {
+            if indir_scratch
+                .extend_with(T::RSS_INDIR_SIZE, 0, GFP_KERNEL)
+                .is_err()
+            {
+                return ENOMEM.to_errno();
+            }
+            &mut indir_scratch[..]
+        } else {
+            indir
+        };
+        T::get_rss(nd, data, key, indir);
         0
     }
 
@@ -514,7 +625,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a valid request.
             let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
-            let extack = Extack(extack);
+            let extack = Extack::from_raw(extack);
             // SAFETY: constant.
             let top = unsafe { bindings::dmn_rss_hash_top() };
             if p.hfunc != 0 && p.hfunc != top {
@@ -525,30 +636,37 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                 extack.msg(kernel::c_str!("devmemnic has no extra RSS contexts"));
                 return Err(eopnotsupp());
             }
-            let mut key = [0u8; RSS_KEY_LEN];
-            let mut indir = [0u32; INDIR_SIZE];
-            if !p.key.is_null() {
-                // SAFETY: the core sized `key` with `get_rxfh_key_size`.
-                unsafe { core::ptr::copy_nonoverlapping(p.key, key.as_mut_ptr(), RSS_KEY_LEN) };
-            }
-            if !p.indir.is_null() {
-                // SAFETY: the core sized `indir` with `get_rxfh_indir_size`.
-                unsafe { core::ptr::copy_nonoverlapping(p.indir, indir.as_mut_ptr(), INDIR_SIZE) };
-            }
+            // SAFETY: the core sized `key` and `indir` (when not null) with
+            // `get_rxfh_key_size` and `get_rxfh_indir_size`.
+            let (key, indir) = unsafe {
+                (
+                    slice_or_empty(p.key, T::RSS_KEY_LEN),
+                    slice_or_empty(p.indir, T::RSS_INDIR_SIZE),
+                )
+            };
             T::set_rss(
                 nd,
                 data,
-                (!p.key.is_null()).then_some(&key),
-                (!p.indir.is_null()).then_some(&indir),
+                (!key.is_empty()).then_some(&*key),
+                (!indir.is_empty()).then_some(&*indir),
                 &extack,
             )?;
             Ok(0)
         })
     }
 
-    const OPS: bindings::ethtool_ops = {
+    const VTABLE: bindings::ethtool_ops = {
         // SAFETY: all-zeroes is a valid `ethtool_ops` (nothing supported).
         let mut ops: bindings::ethtool_ops = unsafe { core::mem::zeroed() };
+        // `set_channels` changes the real queue counts, which needs rtnl.
+        #[cfg(dmn_ethtool_op_needs_rtnl)]
+        {
+            ops.op_needs_rtnl = bindings::DMN_ETHTOOL_OP_NEEDS_RTNL_SCHANNELS;
+        }
+        #[cfg(dmn_ethtool_rx_ring_count)]
+        {
+            ops.get_rx_ring_count = Some(Self::get_rx_ring_count);
+        }
         ops.supported_ring_params =
             bindings::ethtool_supported_ring_param_ETHTOOL_RING_USE_TCP_DATA_SPLIT;
         ops.get_drvinfo = Some(Self::get_drvinfo);
@@ -569,7 +687,48 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     };
 }
 
-/// The `ethtool_ops` for `T` (used by `netdev_ops_tables!`).
-pub(crate) const fn ethtool_ops_of<T: EthtoolOps>() -> bindings::ethtool_ops {
-    EthtoolTable::<T>::OPS
+/// The `ethtool_ops` of `T` (see `Vtables::ethtool`).
+pub(super) const fn build<T: EthtoolOps>() -> &'static bindings::ethtool_ops {
+    &EthtoolTable::<T>::VTABLE
+}
+
+/// A mutable slice over `len` entries at `ptr`, or an empty one for null.
+///
+/// # Safety
+///
+/// A non-null `ptr` is valid for reads and writes of `len` entries and not
+/// used otherwise while the slice lives.
+unsafe fn slice_or_empty<'a, E>(ptr: *mut E, len: usize) -> &'a mut [E] {
+    if ptr.is_null() {
+        &mut []
+    } else {
+        // SAFETY: the caller's guarantee.
+        unsafe { core::slice::from_raw_parts_mut(ptr, len) }
+    }
+}
+
+/// Formats `"{dir}{q}_{name}"` into `buf` (ethtool names are at most 31 bytes).
+fn fmt_queue_stat<'a>(buf: &'a mut [u8; 32], dir: &str, q: u32, name: &str) -> &'a str {
+    let mut w = ByteWriter {
+        buf: &mut buf[..31],
+        len: 0,
+    };
+    let _ = core::fmt::Write::write_fmt(&mut w, format_args!("{}{}_{}", dir, q, name));
+    let n = w.len;
+    core::str::from_utf8(&buf[..n]).unwrap_or("")
+}
+
+/// `fmt::Write` into a fixed byte buffer, truncating.
+struct ByteWriter<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl core::fmt::Write for ByteWriter<'_> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        let n = s.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&s.as_bytes()[..n]);
+        self.len += n;
+        Ok(())
+    }
 }

@@ -2,7 +2,7 @@
 
 //! A bounded ring of owned skbs between a sender and a NAPI poller (`ptr_ring`).
 
-use crate::{bindings, skb::SkBuff};
+use super::{bindings, skb::SkBuff};
 use core::ptr::NonNull;
 use kernel::prelude::*;
 

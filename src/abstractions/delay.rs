@@ -2,7 +2,7 @@
 
 //! Sleeping (6.12's `kernel` crate has no `delay` module).
 
-use crate::bindings;
+use super::bindings;
 
 /// Sleeps at least `ms` milliseconds; process context only.
 pub(crate) fn msleep(ms: u32) {

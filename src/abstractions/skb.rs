@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Socket buffers owned by the driver.
+//!
+//! C header: [`include/linux/skbuff.h`](srctree/include/linux/skbuff.h)
 
-use crate::{bindings, netdev::NetDev};
+use super::{bindings, netdev::NetDev};
 use core::ptr::NonNull;
 use kernel::prelude::*;
 
@@ -103,7 +105,7 @@ impl SkBuff {
     /// Appends a page-pool netmem as a frag; the skb takes over its reference.
     pub(crate) fn add_netmem_frag(
         &mut self,
-        mem: crate::page_pool::Netmem<'_>,
+        mem: super::page_pool::Netmem<'_>,
         off: u32,
         len: u32,
     ) -> Result {
@@ -139,7 +141,7 @@ impl SkBuff {
     /// Builds an skb whose head is a page-pool fragment already holding `len`
     /// bytes of frame at `headroom`; recycles to the pool when freed.
     pub(crate) fn build(
-        frag: crate::page_pool::HostFrag<'_>,
+        frag: super::page_pool::HostFrag<'_>,
         headroom: u32,
         len: u32,
     ) -> Result<SkBuff> {
@@ -214,4 +216,12 @@ pub(crate) fn build_size(len: u32) -> u32 {
 pub(crate) fn rx_headroom() -> u32 {
     // SAFETY: returns a constant.
     unsafe { bindings::dmn_rx_headroom() }
+}
+
+/// Frees skbs parked on CPUs' defer lists (and the page-pool buffers in them)
+/// by running the NET_RX softirq on every CPU; sleeps.
+pub(crate) fn flush_deferred_skbs() {
+    // SAFETY: process context (callers may sleep); raising a softirq on each CPU
+    // has no other precondition.
+    unsafe { bindings::dmn_flush_deferred_skbs() };
 }

@@ -2,13 +2,20 @@
 
 //! NAPI contexts that own the state their poll function works on.
 //!
+//! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
+//!
 //! [`Napi<S>`] embeds a `napi_struct` and a state `S`. The poll function (of
 //! the owner, a [`NapiPoll`] type that embeds the `Napi`) gets `&mut S`; the
 //! control path gets `&mut S` only through [`Napi::with_state`], which disables
 //! NAPI around it. So the state needs no lock: at any time either the poll or
 //! one control-path closure has it.
+//!
+//! `enable`, `disable` and `with_state` are for control paths, which hold the
+//! device's ops locks (an NDO, an ethtool or queue op, or an `OpsLock`): on
+//! kernels with ops-locked devices they use the `_locked` NAPI calls, which
+//! lockdep checks.
 
-use crate::{bindings, netdev::NetDev, skb::SkBuff};
+use super::{bindings, netdev::NetDev, skb::SkBuff};
 use core::{
     cell::UnsafeCell,
     marker::PhantomPinned,
@@ -44,7 +51,7 @@ unsafe impl<S: Send> Sync for Napi<S> {}
 unsafe impl<S: Send> Send for Napi<S> {}
 
 /// A type that embeds a [`Napi`] and polls for it.
-pub(crate) trait NapiPoll: HasNapi + Sized + Send + Sync {
+pub(crate) trait NapiPoll: HasNapi<<Self as NapiPoll>::State> + Sized + Send + Sync {
     /// The state the poll owns.
     type State: Send;
 
@@ -56,25 +63,55 @@ pub(crate) trait NapiPoll: HasNapi + Sized + Send + Sync {
     fn has_work(&self) -> bool;
 }
 
-/// Locates the [`Napi`] inside its owner.
+/// Locates the [`Napi<S>`] inside its owner.
 ///
 /// # Safety
 ///
-/// `OFFSET` must be the byte offset of a `Napi<Self::State>` field in `Self`;
-/// use [`impl_has_napi!`].
-pub(crate) unsafe trait HasNapi {
+/// `OFFSET` must be the byte offset of a `Napi<S>` field in `Self`, and that
+/// field must be dropped before any field the owner's poll uses (declare it
+/// first): its drop waits for a running poll and deletes the NAPI. Use
+/// [`impl_has_napi!`], which computes the offset and checks the field's type.
+pub(crate) unsafe trait HasNapi<S> {
     /// Byte offset of the `Napi` field.
     const OFFSET: usize;
+
+    /// The `Napi` field.
+    fn napi(&self) -> &Napi<S> {
+        // SAFETY: `OFFSET` is the offset of a `Napi<S>` field of `Self` (trait
+        // contract), so the pointer is in bounds and valid for `self`'s lifetime.
+        unsafe {
+            &*core::ptr::from_ref(self)
+                .cast::<u8>()
+                .add(Self::OFFSET)
+                .cast()
+        }
+    }
 }
 
-/// Implements [`HasNapi`] for `$owner` whose `Napi` field is `$field`.
+/// Implements [`HasNapi`] for `$owner` (a [`NapiPoll`]) whose `Napi` field,
+/// declared first, is `$field`.
 #[macro_export]
 macro_rules! impl_has_napi {
     ($owner:ty, $field:ident) => {
-        // SAFETY: `offset_of!` gives the offset of the named `Napi` field.
-        unsafe impl $crate::napi::HasNapi for $owner {
+        // SAFETY: `offset_of!` gives the offset of the named field, whose type the
+        // function below checks to be `Napi<State>`; the caller declares it first.
+        unsafe impl
+            $crate::abstractions::napi::HasNapi<
+                <$owner as $crate::abstractions::napi::NapiPoll>::State,
+            > for $owner
+        {
             const OFFSET: usize = core::mem::offset_of!($owner, $field);
         }
+        const _: () = {
+            #[allow(dead_code)]
+            fn field_is_the_napi(
+                o: &$owner,
+            ) -> &$crate::abstractions::napi::Napi<
+                <$owner as $crate::abstractions::napi::NapiPoll>::State,
+            > {
+                &o.$field
+            }
+        };
     };
 }
 
@@ -93,7 +130,7 @@ impl NapiCtx<'_> {
     /// Hands a received frame to GRO.
     pub(crate) fn gro_receive(&self, skb: SkBuff) {
         // SAFETY: `raw` is the NAPI being polled, and GRO takes the skb.
-        unsafe { bindings::napi_gro_receive(self.raw, skb.into_raw()) };
+        unsafe { bindings::dmn_napi_gro_receive(self.raw, skb.into_raw()) };
     }
 
     /// The device the NAPI belongs to.
@@ -123,17 +160,18 @@ impl<S> Napi<S> {
         self.raw.get()
     }
 
-    /// Adds the context to `dev` and links it to RX queue `queue`.
-    pub(crate) fn add<O: NapiPoll<State = S>>(&self, dev: &NetDev) {
-        let _ctl = self.ctl.lock();
-        if self.added.load(Ordering::Relaxed) {
+    /// Adds `owner`'s context to `dev`; its poll is `O::poll`.
+    pub(crate) fn add<O: NapiPoll<State = S>>(owner: Pin<&O>, dev: &NetDev) {
+        let this = owner.napi();
+        let _ctl = this.ctl.lock();
+        if this.added.load(Ordering::Relaxed) {
             return;
         }
-        // SAFETY: `raw` is pinned inside an `O` (via `HasNapi`) that outlives the NAPI
-        // (the owner deletes it before it goes away, see `PinnedDrop`); the device
-        // is live.
-        unsafe { bindings::dmn_napi_add(dev.as_raw(), self.raw.get(), Some(poll_trampoline::<O>)) };
-        self.added.store(true, Ordering::Relaxed);
+        // SAFETY: `this` is the `HasNapi` field of the pinned `owner`, which is what
+        // the trampoline recovers from it; the field's drop deletes the NAPI before
+        // the owner's other fields go (`HasNapi` contract); the device is live.
+        unsafe { bindings::dmn_napi_add(dev.as_raw(), this.raw.get(), Some(poll_trampoline::<O>)) };
+        this.added.store(true, Ordering::Relaxed);
     }
 
     /// Enables polling (device open) and links the context to RX queue `queue`.
@@ -142,10 +180,10 @@ impl<S> Napi<S> {
         if !self.added.load(Ordering::Relaxed) || self.enabled.load(Ordering::Relaxed) {
             return;
         }
-        // SAFETY: added and disabled (checked under `ctl`); callers hold rtnl as
-        // `netif_queue_set_napi()` requires.
+        // SAFETY: added and disabled (checked under `ctl`); callers hold the ops
+        // locks, as `netif_queue_set_napi()` requires.
         unsafe {
-            bindings::napi_enable(self.raw.get());
+            bindings::dmn_napi_enable_locked(self.raw.get());
             bindings::netif_queue_set_napi(
                 dev.as_raw(),
                 queue,
@@ -162,7 +200,7 @@ impl<S> Napi<S> {
         if !self.enabled.load(Ordering::Relaxed) {
             return;
         }
-        // SAFETY: enabled (checked under `ctl`); callers hold rtnl.
+        // SAFETY: enabled (checked under `ctl`); callers hold the ops locks.
         unsafe {
             bindings::netif_queue_set_napi(
                 dev.as_raw(),
@@ -170,7 +208,7 @@ impl<S> Napi<S> {
                 bindings::netdev_queue_type_NETDEV_QUEUE_TYPE_RX,
                 core::ptr::null_mut(),
             );
-            bindings::napi_disable(self.raw.get());
+            bindings::dmn_napi_disable_locked(self.raw.get());
         }
         self.enabled.store(false, Ordering::Relaxed);
     }
@@ -188,8 +226,9 @@ impl<S> Napi<S> {
         let _ctl = self.ctl.lock();
         let was_enabled = self.enabled.load(Ordering::Relaxed);
         if was_enabled {
-            // SAFETY: enabled, so disabling is valid; it waits for a running poll.
-            unsafe { bindings::napi_disable(self.raw.get()) };
+            // SAFETY: enabled, so disabling is valid; it waits for a running poll;
+            // callers hold the ops locks.
+            unsafe { bindings::dmn_napi_disable_locked(self.raw.get()) };
         }
         // SAFETY: polling is disabled or was never enabled and `ctl` is held, so
         // nothing else touches the state (type invariant).
@@ -198,7 +237,7 @@ impl<S> Napi<S> {
             // SAFETY: disabled just above; re-enable and poll once for anything that
             // arrived meanwhile (producers could not schedule a disabled NAPI).
             unsafe {
-                bindings::napi_enable(self.raw.get());
+                bindings::dmn_napi_enable_locked(self.raw.get());
                 bindings::dmn_napi_schedule(self.raw.get());
             }
         }
@@ -227,7 +266,7 @@ impl<S> PinnedDrop for Napi<S> {
             // SAFETY: as in `disable` and `del`: the state flags say what is valid.
             unsafe {
                 if self.enabled.load(Ordering::Relaxed) {
-                    bindings::napi_disable(self.raw.get());
+                    bindings::dmn_napi_disable_unlocked(self.raw.get());
                 }
                 bindings::dmn_napi_del(self.raw.get());
             }
@@ -244,9 +283,9 @@ unsafe extern "C" fn poll_trampoline<O: NapiPoll>(
     raw: *mut bindings::napi_struct,
     budget: i32,
 ) -> i32 {
-    // SAFETY: `raw` is the `raw` field of a `Napi<O::State>` (its first field is
-    // an `Opaque`, and `Opaque::get` returns the address of the inner value) which
-    // sits at `O::OFFSET` in a live, pinned `O` (`HasNapi`, and `add::<O>`).
+    // SAFETY: `raw` is the `raw` field of a `Napi<O::State>` (`Opaque::get`
+    // returns the address of the inner value) which `Napi::add::<O>` took from a
+    // live, pinned `O` at `O::OFFSET` (`HasNapi`).
     let (owner, napi) = unsafe {
         let napi_off = core::mem::offset_of!(Napi<O::State>, raw);
         let napi = raw.cast::<u8>().sub(napi_off).cast::<Napi<O::State>>();

@@ -8,7 +8,7 @@
 //! through a temporary kernel mapping. Nothing else ever looks at the buffer's
 //! `struct page`, which is what keeps dma-buf net_iovs usable later.
 
-use crate::{bindings, platform::PlatformDevice};
+use super::{bindings, platform::PlatformDevice};
 use kernel::{page::Page, prelude::*};
 
 /// A bus address on a device.
@@ -58,9 +58,16 @@ impl<'a> PageMapping<'a> {
         self.addr
     }
 
-    /// The mapped page.
-    pub(crate) fn page(&self) -> &Page {
-        &self.page
+    /// Reads `out.len()` bytes of the page at `offset` through the CPU (what a
+    /// driver does after the device wrote and the mapping is synced: tests).
+    pub(crate) fn read(&self, offset: usize, out: &mut [u8]) -> Result {
+        match offset.checked_add(out.len()) {
+            Some(end) if end <= kernel::page::PAGE_SIZE => {}
+            _ => return Err(EINVAL),
+        }
+        // SAFETY: `out` is valid for writes of its length; the range is inside the
+        // page (checked); `Page::read_raw` copies through a local mapping.
+        unsafe { self.page.read_raw(out.as_mut_ptr(), offset, out.len()) }
     }
 }
 

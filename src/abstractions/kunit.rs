@@ -8,7 +8,7 @@
 //! exactly like C's `kunit_test_suite()`. Cases take a [`Test`] and report
 //! failures with [`kunit_expect!`] and [`kunit_expect_eq!`].
 
-use crate::bindings;
+use super::bindings;
 use core::{fmt, ptr::NonNull};
 
 /// The KUnit test context a case runs in.
@@ -92,7 +92,7 @@ macro_rules! kunit_suite {
     ($glue:ident, $name:literal, [$($case:ident),+ $(,)?]) => {
         #[doc(hidden)]
         mod $glue {
-            use $crate::bindings;
+            use $crate::abstractions::bindings;
 
             $(
                 /// KUnit's entry point for the case of the same name.
@@ -103,14 +103,14 @@ macro_rules! kunit_suite {
                 unsafe extern "C" fn $case(raw: *mut bindings::kunit) {
                     // SAFETY: KUnit passes the context of this running case, and `test`
                     // is dropped before the case returns.
-                    if let Some(mut test) = unsafe { $crate::kunit::Test::from_raw(raw) } {
+                    if let Some(mut test) = unsafe { $crate::abstractions::kunit::Test::from_raw(raw) } {
                         super::$case(&mut test);
                     }
                 }
             )+
 
             static mut CASES: [bindings::kunit_case; [$(stringify!($case)),+].len() + 1] = [
-                $($crate::kunit::case(
+                $($crate::abstractions::kunit::case(
                     match core::ffi::CStr::from_bytes_with_nul(
                         concat!(stringify!($case), "\0").as_bytes(),
                     ) {
@@ -119,11 +119,11 @@ macro_rules! kunit_suite {
                     },
                     $case,
                 ),)+
-                $crate::kunit::case_end(),
+                $crate::abstractions::kunit::case_end(),
             ];
 
             static mut SUITE: bindings::kunit_suite =
-                $crate::kunit::suite($name, &raw mut CASES as *mut bindings::kunit_case);
+                $crate::abstractions::kunit::suite($name, &raw mut CASES as *mut bindings::kunit_case);
 
             // What C's `kunit_test_suite()` emits: KUnit finds the suite here when the
             // module goes live and owns the statics above while it runs them.

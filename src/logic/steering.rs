@@ -3,8 +3,8 @@
 //! Receive steering: ntuple rules first, then RSS (Toeplitz through the
 //! indirection table). Pure logic, tested by KUnit and on the host.
 
-use crate::parse::FlowKey;
-use crate::toeplitz::{indirect, toeplitz_hash, RSS_KEY_LEN};
+use super::parse::FlowKey;
+use super::toeplitz::{indirect, toeplitz_hash, RSS_KEY_LEN};
 
 /// Indirection table entries, as `ethtool -x` shows.
 pub(crate) const INDIR_SIZE: usize = 128;

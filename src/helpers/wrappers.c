@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * C helpers for devmemnic's Rust code; see include/devmemnic_helpers.h.
+ * Thin wrappers of static inline functions and macros that bindgen cannot
+ * call, one per function, as rust/helpers/ does; see include/devmemnic_helpers.h.
+ * Differences between kernels are in compat.c, not here.
  */
 #include <linux/dma-direct.h>
 #include <linux/etherdevice.h>
@@ -25,24 +27,6 @@
 #include <kunit/test.h>
 
 #include "devmemnic_helpers.h"
-
-static unsigned int pairs = 1;
-module_param(pairs, uint, 0444);
-MODULE_PARM_DESC(pairs, "Number of device pairs to create (1..16, default 1)");
-
-static unsigned int queues = 16;
-module_param(queues, uint, 0444);
-MODULE_PARM_DESC(queues, "RX/TX queues per device (1..64, default 16: upstream ncdevmem binds 8..15)");
-
-unsigned int dmn_param_pairs(void)
-{
-	return pairs;
-}
-
-unsigned int dmn_param_queues(void)
-{
-	return queues;
-}
 
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args)
 {
@@ -196,56 +180,9 @@ bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx)
 	return READ_ONCE(__netif_get_rx_queue(dev, idx)->mp_params.mp_priv) != NULL;
 }
 
-/*
- * Skbs that TCP freed on another CPU wait on that CPU's defer list until its
- * next NET_RX softirq (skb_attempt_defer_free()); on an idle CPU that can be
- * forever, with devmem buffers in their frags. raise_softirq() is not exported:
- * on each CPU, an empty skb handed to loopback's backlog raises NET_RX there
- * (net_rx_action() flushes the defer list first); the stack drops the skb as
- * an unhandled protocol (lo's rx_nohandler).
- */
-static long dmn_kick_net_rx(void *unused)
-{
-	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
-
-	if (!skb)
-		return -ENOMEM;
-	skb->dev = init_net.loopback_dev;
-	skb->protocol = 0;
-	local_bh_disable();
-	netif_rx(skb);
-	local_bh_enable();
-	return 0;
-}
-
-void dmn_flush_deferred_skbs(void)
-{
-	int cpu;
-
-	cpus_read_lock();
-	for_each_online_cpu(cpu)
-		work_on_cpu(cpu, dmn_kick_net_rx, NULL);
-	cpus_read_unlock();
-}
-
 void dmn_device_get(struct device *dev)
 {
 	get_device(dev);
-}
-
-/*
- * A devmem binding's dma-buf attachment points at our parent device, and the
- * binding can outlive the net device (the netlink socket holds it): the module
- * stays loaded while any queue of ours has one.
- */
-void dmn_this_module_get(void)
-{
-	__module_get(THIS_MODULE);
-}
-
-void dmn_this_module_put(void)
-{
-	module_put(THIS_MODULE);
 }
 
 void dmn_rtnl_lock(void)
@@ -291,6 +228,11 @@ void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg)
 void dmn_napi_add(struct net_device *dev, struct napi_struct *napi, dmn_napi_poll_fn poll)
 {
 	netif_napi_add(dev, napi, poll);
+}
+
+int dmn_napi_gro_receive(struct napi_struct *napi, struct sk_buff *skb)
+{
+	return napi_gro_receive(napi, skb);
 }
 
 void dmn_napi_del(struct napi_struct *napi)
@@ -494,68 +436,6 @@ void dmn_page_pool_destroy(struct page_pool *pool)
 	page_pool_destroy(pool);
 }
 
-bool dmn_page_pool_has_provider(const struct page_pool *pool)
-{
-	return pool->mp_priv != NULL;
-}
-
-/*
- * Buffers of a pool that are neither back in the pool (alloc cache, recycle
- * ring) nor released: held by skbs, sockets or userspace tokens. For a pool
- * that no longer allocates (retired), this only goes down.
- *
- * The ring's entries are those from consumer_head up to producer: a ptr_ring
- * zeroes consumed slots lazily, in batches, so a slot behind consumer_head
- * may still look full while its buffer is out. Counting non-NULL slots would
- * call such buffers cached and let a devmem pool be destroyed with buffers
- * out (its deferred release then outlives our parent device).
- */
-long dmn_page_pool_outstanding(struct page_pool *pool)
-{
-	struct ptr_ring *r = &pool->ring;
-	long held = (s32)(READ_ONCE(pool->pages_state_hold_cnt) -
-			  atomic_read(&pool->pages_state_release_cnt));
-	long cached = READ_ONCE(pool->alloc.count);
-	int head, prod;
-
-	spin_lock_bh(&r->consumer_lock);
-	spin_lock(&r->producer_lock);
-	head = r->consumer_head;
-	prod = r->producer;
-	if (prod != head)
-		cached += (prod - head + r->size) % r->size;
-	else if (r->size && r->queue[head])
-		cached += r->size;
-	spin_unlock(&r->producer_lock);
-	spin_unlock_bh(&r->consumer_lock);
-	return held - cached;
-}
-
-void dmn_page_pool_debug(struct page_pool *pool)
-{
-	int i, ring = 0;
-
-	for (i = 0; i < pool->ring.size; i++)
-		if (READ_ONCE(pool->ring.queue[i]))
-			ring++;
-	pr_info("devmemnic: pool %px hold %u release %d alloc.count %u ring %d/%d user_cnt %d mp %px\n",
-		pool, READ_ONCE(pool->pages_state_hold_cnt),
-		atomic_read(&pool->pages_state_release_cnt), pool->alloc.count, ring,
-		pool->ring.size, refcount_read(&pool->user_cnt), pool->mp_priv);
-}
-
-bool dmn_page_pool_allows_unreadable(const struct page_pool *pool)
-{
-	return pool->slow.flags & PP_FLAG_ALLOW_UNREADABLE_NETMEM;
-}
-
-/* The device and RX queue a pool was created for (what netlink reports). */
-int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev)
-{
-	*dev = pool->slow.netdev;
-	return pool->slow.queue_idx;
-}
-
 /* KUnit: a zeroed broadcast Ethernet frame of @len bytes (ethertype 0x88b5,
  * local experimental), for exercising rings. */
 struct sk_buff *dmn_alloc_test_frame(unsigned int len)
@@ -626,107 +506,3 @@ void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsig
 			       size, truesize);
 }
 
-/*
- * netdev_rx_queue_restart() as the core does it (net/core/netdev_rx_queue.c):
- * 6.12 does not export it. New memory first, then stop, start on the new
- * memory, free the old; if the start fails, the queue goes back on its old
- * memory. Under rtnl.
- */
-static int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx)
-{
-	const struct netdev_queue_mgmt_ops *ops = dev->queue_mgmt_ops;
-	void *new_mem, *old_mem;
-	int err;
-
-	ASSERT_RTNL();
-	if (!ops)
-		return -EOPNOTSUPP;
-	if (!netif_running(dev))
-		return -ENETDOWN;
-	if (idx >= dev->real_num_rx_queues)
-		return -EINVAL;
-
-	new_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
-	if (!new_mem)
-		return -ENOMEM;
-	old_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
-	if (!old_mem) {
-		err = -ENOMEM;
-		goto free_new;
-	}
-	err = ops->ndo_queue_mem_alloc(dev, new_mem, idx);
-	if (err)
-		goto free_old;
-	err = ops->ndo_queue_stop(dev, old_mem, idx);
-	if (err)
-		goto free_new_queue_mem;
-	err = ops->ndo_queue_start(dev, new_mem, idx);
-	if (err) {
-		if (ops->ndo_queue_start(dev, old_mem, idx)) {
-			netdev_err(dev, "RX queue %u did not restart on its old memory\n", idx);
-			ops->ndo_queue_mem_free(dev, old_mem);
-		}
-		goto free_new_queue_mem;
-	}
-	ops->ndo_queue_mem_free(dev, old_mem);
-	kvfree(old_mem);
-	kvfree(new_mem);
-	return 0;
-
-free_new_queue_mem:
-	ops->ndo_queue_mem_free(dev, new_mem);
-free_old:
-	kvfree(old_mem);
-free_new:
-	kvfree(new_mem);
-	return err;
-}
-
-/* debugfs: devmemnic/<parent device>/restart_rx_queue; write a queue index. */
-static struct dentry *dmn_debugfs_root;
-
-static ssize_t dmn_restart_rx_queue_write(struct file *file, const char __user *buf,
-					  size_t len, loff_t *ppos)
-{
-	struct net_device *dev = file->private_data;
-	unsigned int idx;
-	int err;
-
-	err = kstrtouint_from_user(buf, len, 0, &idx);
-	if (err)
-		return err;
-	rtnl_lock();
-	err = dmn_rx_queue_restart(dev, idx);
-	rtnl_unlock();
-	return err ? err : len;
-}
-
-static const struct file_operations dmn_restart_rx_queue_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = dmn_restart_rx_queue_write,
-};
-
-void dmn_debugfs_init(void)
-{
-	dmn_debugfs_root = debugfs_create_dir("devmemnic", NULL);
-}
-
-void dmn_debugfs_exit(void)
-{
-	debugfs_remove(dmn_debugfs_root);
-}
-
-struct dentry *dmn_debugfs_dev_add(struct net_device *dev)
-{
-	struct dentry *dir;
-
-	dir = debugfs_create_dir(dev_name(dev->dev.parent), dmn_debugfs_root);
-	debugfs_create_file("restart_rx_queue", 0200, dir, dev, &dmn_restart_rx_queue_fops);
-	return dir;
-}
-
-void dmn_debugfs_remove(struct dentry *dir)
-{
-	debugfs_remove(dir);
-}

@@ -7,7 +7,7 @@
 //! readers borrow it inside an RCU read-side section; a writer swaps in a new
 //! box and frees the old one after a grace period.
 
-use crate::bindings;
+use super::bindings;
 use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::{prelude::*, sync::Mutex};
 

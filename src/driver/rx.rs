@@ -9,17 +9,90 @@
 //! devmem is bound), attached as frags. Everything else goes whole into host
 //! memory (the linear fallback). Each payload byte is copied once: the NIC's DMA.
 
-use crate::{
+use super::stats::Counter;
+use crate::abstractions::{
     dma::device_write_with,
-    napi::{NapiCtx, NapiOff, NapiPoll},
+    module_ref::ModuleRef,
+    napi::{Napi, NapiCtx, NapiOff, NapiPoll},
     netdev::NetDev,
-    nic::RxQueue,
     page_pool::{PagePool, PoolConfig},
-    parse::parse_prefix,
+    ring::SkbRing,
     skb::{build_size, rx_headroom, SkBuff},
 };
-use core::sync::atomic::Ordering;
-use kernel::prelude::*;
+use crate::logic::parse::parse_prefix;
+use core::sync::atomic::{AtomicBool, Ordering};
+use kernel::{prelude::*, sync::Mutex};
+
+/// Entries of each RX ring (frames in flight from the peer).
+pub(crate) const RING_SIZE: u32 = 1024;
+
+/// Per-RX-queue counters (`ethtool -S`, qstats).
+#[derive(Default)]
+pub(crate) struct RxStats {
+    /// Frames delivered to the stack.
+    pub(crate) packets: Counter,
+    /// Bytes delivered.
+    pub(crate) bytes: Counter,
+    /// Frames received with header split (headers host, payload pool).
+    pub(crate) hds_packets: Counter,
+    /// Of those, frames whose payload went to dma-buf memory (devmem).
+    pub(crate) devmem_packets: Counter,
+    /// Frames received whole into host memory (no split possible or wanted).
+    pub(crate) linear: Counter,
+    /// Frames dropped: no buffer from a pool.
+    pub(crate) alloc_fail: Counter,
+    /// Frames dropped: ring full, queue down, or DMA failure.
+    pub(crate) drops: Counter,
+}
+
+/// One RX queue: the ring the peer fills and the NAPI that empties it.
+#[pin_data]
+pub(crate) struct RxQueue {
+    /// Declared first: its drop stops and deletes the NAPI before the fields
+    /// the poll uses go.
+    #[pin]
+    pub(crate) napi: Napi<RxState>,
+    pub(crate) ring: SkbRing,
+    pub(crate) stats: RxStats,
+    pub(crate) index: u32,
+    /// A peer TX queue stopped on this full ring since the last poll that
+    /// took frames: that poll wakes the peer's stopped queues (set after the
+    /// stop, so a poll that misses it leaves the sender's own recheck to wake).
+    pub(crate) sender_stopped: AtomicBool,
+    /// Held while the kernel has a memory provider on this queue.
+    #[pin]
+    binding_ref: Mutex<Option<ModuleRef>>,
+}
+
+crate::impl_has_napi!(RxQueue, napi);
+
+impl RxQueue {
+    pub(crate) fn new(index: u32) -> Result<impl PinInit<Self, Error>> {
+        let ring = SkbRing::new(RING_SIZE)?;
+        Ok(try_pin_init!(Self {
+            napi <- Napi::new(RxState::new()),
+            ring,
+            stats: RxStats::default(),
+            index,
+            sender_stopped: AtomicBool::new(false),
+            binding_ref <- kernel::new_mutex!(None),
+        }? Error))
+    }
+
+    /// Keeps the module loaded exactly while a memory provider sits on this
+    /// queue: a devmem binding's dma-buf attachment points at our parent device
+    /// and outlives the net device. Called wherever the kernel may have changed
+    /// the binding (it always restarts the queue after binding and unbinding).
+    pub(crate) fn refresh_binding(&self, dev: &NetDev) {
+        let bound = dev.rxq_has_provider(self.index);
+        let mut r = self.binding_ref.lock();
+        match (bound, r.is_some()) {
+            (true, false) => *r = Some(ModuleRef::new()),
+            (false, true) => *r = None,
+            _ => {}
+        }
+    }
+}
 
 /// Most header bytes the split path puts in the skb head.
 pub(crate) const MAX_HEADER: usize = 512;

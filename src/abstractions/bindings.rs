@@ -28,4 +28,4 @@ pub type __kernel_size_t = usize;
 pub type __kernel_ssize_t = isize;
 pub type __kernel_ptrdiff_t = isize;
 
-include!("bindings_generated.rs");
+include!("../bindings_generated.rs");

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The abstraction layer: safe Rust APIs over the kernel's C networking,
+//! platform, DMA, page pool and KUnit interfaces.
+//!
+//! Every `unsafe` block, every binding and every difference between the
+//! kernels devmemnic builds against (6.12 LTS and 7.2) lives here and in the C
+//! helpers (`src/helpers/`, version differences in `compat.c`). Kbuild probes
+//! the tree being built and passes `--cfg dmn_*` flags that only this folder
+//! reads. Nothing here imports the driver (`crate::driver`) or its logic.
+
+pub(crate) mod bindings;
+pub(crate) mod debugfs;
+pub(crate) mod delay;
+pub(crate) mod dma;
+pub(crate) mod errno;
+pub(crate) mod ethtool;
+#[macro_use]
+pub(crate) mod kunit;
+pub(crate) mod module;
+pub(crate) mod module_ref;
+pub(crate) mod napi;
+pub(crate) mod netdev;
+pub(crate) mod netdev_ops;
+pub(crate) mod page_pool;
+pub(crate) mod params;
+pub(crate) mod platform;
+pub(crate) mod qstats;
+pub(crate) mod queue_mgmt;
+pub(crate) mod rcu;
+pub(crate) mod ring;
+pub(crate) mod skb;

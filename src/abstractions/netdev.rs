@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Ethernet net devices: allocation, registration, pairs, and the locks their
+//! control operations run under.
+//!
+//! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
+//!
+//! [`NetDevAlloc`] allocates a multi-queue Ethernet device whose private area
+//! holds an `Arc<T::Priv>` (see [`super::netdev_ops`]), points its ops at the
+//! tables of [`Vtables`], and registers it. Unregistration and freeing happen
+//! in its drop, or earlier with [`NetDevAlloc::unregister`] when several devices
+//! must all be unregistered before any is freed (a [`NetDevPair`]).
+
+use super::{
+    bindings,
+    debugfs::{DebugfsRoot, RestartKnob},
+    netdev_ops::{NetDevOps, Vtables},
+    platform::PlatformDevice,
+};
+use core::{ffi::c_void, marker::PhantomData, ptr::NonNull};
+use kernel::{error::to_result, prelude::*, str::CStr, sync::Arc};
+
+/// A net device allocated by [`NetDevAlloc`], seen from one of its callbacks or
+/// its owner.
+///
+/// # Invariants
+///
+/// The wrapped `net_device` was allocated by [`NetDevAlloc`] (so its private
+/// area is a [`DevPriv`] and its parent device is set and outlives it) and is
+/// not freed for as long as the reference exists.
+#[repr(transparent)]
+pub(crate) struct NetDev(kernel::types::Opaque<bindings::net_device>);
+
+// SAFETY: the methods of `NetDev` call net core functions that are safe to call
+// from any thread; the device outlives every reference (type invariant).
+unsafe impl Sync for NetDev {}
+// SAFETY: as above.
+unsafe impl Send for NetDev {}
+
+impl NetDev {
+    /// Borrows a raw device.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point to a device allocated by [`NetDevAlloc`] that stays
+    /// allocated for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::net_device) -> &'a NetDev {
+        // SAFETY: `NetDev` is a transparent wrapper; the caller guarantees validity
+        // and origin (the type invariant).
+        unsafe { &*ptr.cast::<NetDev>() }
+    }
+
+    /// The raw device, for other abstractions.
+    pub(crate) fn as_raw(&self) -> *mut bindings::net_device {
+        self.0.get()
+    }
+
+    /// Takes the locks this device's control operations run under (rtnl, and
+    /// the instance lock where the kernel has one); sleeps.
+    pub(crate) fn lock_ops(&self) -> OpsLock<'_> {
+        // SAFETY: process context (callers may sleep); released by `OpsLock`'s drop.
+        unsafe { bindings::dmn_netdev_ops_lock(self.as_raw()) };
+        OpsLock { dev: self }
+    }
+
+    /// Sets the MTU field; called from `change_mtu` under the ops locks.
+    pub(crate) fn set_mtu_field(&self, mtu: u32) {
+        // SAFETY: the device is allocated; the core calls `ndo_change_mtu` with the
+        // ops locks held and expects the driver to store the new value.
+        unsafe { (*self.as_raw()).mtu = mtu };
+    }
+
+    /// Brings the device up (`dev_open`), with its ops locks held.
+    pub(crate) fn open(&self, lock: &OpsLock<'_>) -> Result {
+        lock.check(self)?;
+        // SAFETY: the device is allocated and its ops locks are held (checked).
+        to_result(unsafe { bindings::dmn_netdev_open_locked(self.as_raw()) })
+    }
+
+    /// Takes the device down (`dev_close`), with its ops locks held.
+    pub(crate) fn close(&self, lock: &OpsLock<'_>) -> Result {
+        lock.check(self)?;
+        // SAFETY: the device is allocated and its ops locks are held (checked).
+        unsafe { bindings::dmn_netdev_close_locked(self.as_raw()) };
+        Ok(())
+    }
+
+    /// The private area every device of [`NetDevAlloc`] has.
+    fn dev_priv(&self) -> *mut DevPriv {
+        // SAFETY: the device is allocated by `NetDevAlloc` (type invariant), whose
+        // private area is a `DevPriv`.
+        unsafe { bindings::dmn_netdev_priv(self.as_raw()).cast::<DevPriv>() }
+    }
+
+    /// The other device of its pair (see [`NetDevPair`]), if any.
+    pub(crate) fn peer(&self) -> Option<&NetDev> {
+        // SAFETY: `dev_priv` is our `DevPriv` (type invariant); `peer` is set only
+        // by `NetDevPair`, which unregisters both devices before freeing either, so
+        // while `self` can be reached (a callback or the pair's owner) the peer is
+        // an allocated `NetDevAlloc` device.
+        unsafe {
+            let peer = (*self.dev_priv()).peer;
+            (!peer.is_null()).then(|| NetDev::from_raw(peer))
+        }
+    }
+
+    /// The parent device, which NIC DMA addresses belong to.
+    pub(crate) fn dma_dev(&self) -> super::dma::DmaDev<'_> {
+        // SAFETY: `NetDevAlloc` sets a platform parent before registering, and the
+        // parent outlives the net device (type invariant).
+        unsafe { super::dma::DmaDev::from_raw(bindings::dmn_netdev_parent(self.as_raw())) }
+    }
+
+    /// Whether a memory provider (devmem or io_uring) is set on RX queue `idx`.
+    pub(crate) fn rxq_has_provider(&self, idx: u32) -> bool {
+        // SAFETY: the device is allocated; the helper range-checks `idx` and reads
+        // the queue's provider under the ops locks (callers' context) or racily for
+        // a hint.
+        unsafe { bindings::dmn_rxq_has_provider(self.as_raw(), idx) }
+    }
+
+    /// Whether userspace set the RSS indirection table (then it is kept as is).
+    pub(crate) fn rxfh_configured(&self) -> bool {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::dmn_netif_rxfh_configured(self.as_raw()) }
+    }
+
+    /// Whether ntuple filters are enabled (`ethtool -K ntuple`).
+    pub(crate) fn ntuple_enabled(&self) -> bool {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe {
+            bindings::dmn_netdev_features(self.as_raw()) & bindings::dmn_feature_ntuple() != 0
+        }
+    }
+
+    /// Whether the device is administratively up.
+    pub(crate) fn is_running(&self) -> bool {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::dmn_netif_running(self.as_raw()) }
+    }
+
+    /// Whether the carrier is on.
+    pub(crate) fn carrier_ok(&self) -> bool {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::dmn_netif_carrier_ok(self.as_raw()) }
+    }
+
+    /// Turns the carrier on.
+    pub(crate) fn carrier_on(&self) {
+        // SAFETY: the device is allocated (type invariant); callable from any context.
+        unsafe { bindings::netif_carrier_on(self.as_raw()) }
+    }
+
+    /// Turns the carrier off.
+    pub(crate) fn carrier_off(&self) {
+        // SAFETY: as above.
+        unsafe { bindings::netif_carrier_off(self.as_raw()) }
+    }
+
+    /// RX queues allocated (the most that can be active).
+    pub(crate) fn num_rx_queues(&self) -> u32 {
+        // SAFETY: the device is allocated; the field is fixed at allocation.
+        unsafe { (*self.as_raw()).num_rx_queues }
+    }
+
+    /// TX queues allocated.
+    pub(crate) fn num_tx_queues(&self) -> u32 {
+        // SAFETY: the device is allocated; the field is fixed at allocation.
+        unsafe { (*self.as_raw()).num_tx_queues }
+    }
+
+    /// Active RX queues.
+    pub(crate) fn real_num_rx_queues(&self) -> u32 {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::dmn_real_num_rx_queues(self.as_raw()) }
+    }
+
+    /// Active TX queues.
+    pub(crate) fn real_num_tx_queues(&self) -> u32 {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::dmn_real_num_tx_queues(self.as_raw()) }
+    }
+
+    /// Changes the active queue counts; from `set_channels` (rtnl held: see
+    /// `EthtoolOps`, which asks the core for rtnl there).
+    pub(crate) fn set_real_num_queues(&self, tx: u32, rx: u32) -> Result {
+        if tx == 0 || rx == 0 || tx > self.num_tx_queues() || rx > self.num_rx_queues() {
+            return Err(EINVAL);
+        }
+        // SAFETY: the device is allocated; the counts are in range; ethtool's
+        // `set_channels` runs under rtnl.
+        to_result(unsafe { bindings::netif_set_real_num_queues(self.as_raw(), tx, rx) })
+    }
+
+    /// Stops TX queue `idx` (ring full).
+    pub(crate) fn txq_stop(&self, idx: u32) {
+        if idx < self.real_num_tx_queues() {
+            // SAFETY: `idx` is a valid TX queue of this allocated device.
+            unsafe { bindings::dmn_txq_stop(self.as_raw(), idx) }
+        }
+    }
+
+    /// Wakes TX queue `idx` if it was stopped.
+    pub(crate) fn txq_wake(&self, idx: u32) {
+        if idx < self.real_num_tx_queues() {
+            // SAFETY: as above.
+            unsafe { bindings::dmn_txq_wake(self.as_raw(), idx) }
+        }
+    }
+
+    /// Whether TX queue `idx` is stopped.
+    pub(crate) fn txq_stopped(&self, idx: u32) -> bool {
+        // SAFETY: as above, range checked first.
+        idx < self.real_num_tx_queues() && unsafe { bindings::dmn_txq_stopped(self.as_raw(), idx) }
+    }
+
+    /// Starts all TX queues (on open).
+    pub(crate) fn tx_start_all(&self) {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::dmn_tx_start_all(self.as_raw()) }
+    }
+
+    /// Stops all TX queues (on stop).
+    pub(crate) fn tx_stop_all(&self) {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe { bindings::netif_tx_stop_all_queues(self.as_raw()) }
+    }
+
+    /// Restarts RX queue `idx` the way the core does on bind and unbind: new
+    /// memory from the queue ops, stop, start on it, old memory freed.
+    pub(crate) fn restart_rx_queue(&self, lock: &OpsLock<'_>, idx: u32) -> Result {
+        lock.check(self)?;
+        // SAFETY: the device is allocated and its ops locks are held (checked); the
+        // helper range-checks `idx`.
+        to_result(unsafe { bindings::dmn_rx_queue_restart(self.as_raw(), idx) })
+    }
+}
+
+/// The locks one device's control operations run under: rtnl, and on kernels
+/// with ops-locked devices the device's instance lock. Held while this lives.
+///
+/// # Invariants
+///
+/// `dev`'s ops locks were taken by [`NetDev::lock_ops`] and are released on drop.
+pub(crate) struct OpsLock<'a> {
+    dev: &'a NetDev,
+}
+
+impl OpsLock<'_> {
+    /// Fails unless this guard holds `dev`'s locks.
+    fn check(&self, dev: &NetDev) -> Result {
+        if core::ptr::eq(self.dev, dev) {
+            Ok(())
+        } else {
+            Err(EINVAL)
+        }
+    }
+}
+
+impl Drop for OpsLock<'_> {
+    fn drop(&mut self) {
+        // SAFETY: taken by `lock_ops` on this device (type invariant).
+        unsafe { bindings::dmn_netdev_ops_unlock(self.dev.as_raw()) };
+    }
+}
+
+/// What a device's private area holds.
+#[repr(C)]
+pub(super) struct DevPriv {
+    /// `Arc<T::Priv>` from `Arc::into_raw`.
+    data: *const c_void,
+    /// The other device of a [`NetDevPair`], or null.
+    peer: *mut bindings::net_device,
+}
+
+/// Returns the `Priv` a device's private area holds.
+///
+/// # Safety
+///
+/// `dev` must have been allocated by [`NetDevAlloc<T>`] (this `T`) and not yet
+/// freed; the reference must not outlive it.
+pub(super) unsafe fn priv_of<'a, T: NetDevOps>(dev: *mut bindings::net_device) -> &'a T::Priv {
+    // SAFETY: the private area of a `NetDevAlloc<T>` device holds an
+    // `Arc<T::Priv>` from `Arc::into_raw`, released only after the device is
+    // freed, so the pointee lives as long as the device.
+    unsafe {
+        let slot = bindings::dmn_netdev_priv(dev).cast::<DevPriv>();
+        &*(*slot).data.cast::<T::Priv>()
+    }
+}
+
+/// Settings of a new device.
+pub(crate) struct NetDevConfig<'a> {
+    /// Exact interface name, e.g. `dmnic0`.
+    pub(crate) name: &'a CStr,
+    /// TX queues allocated.
+    pub(crate) tx_queues: u32,
+    /// RX queues allocated.
+    pub(crate) rx_queues: u32,
+    /// Smallest MTU accepted.
+    pub(crate) min_mtu: u32,
+    /// Largest MTU accepted.
+    pub(crate) max_mtu: u32,
+    /// Feature flags (`NETIF_F_*`) advertised and enabled.
+    pub(crate) features: u64,
+    /// Whether TCP data split starts on (kernels where the core keeps the
+    /// setting learn it from here).
+    pub(crate) tcp_data_split: bool,
+}
+
+/// An allocated (and maybe registered) net device; unregistered and freed on drop.
+///
+/// # Invariants
+///
+/// `ptr` is a device from `alloc_netdev_mqs()` with `T`'s ops, a parent device
+/// that outlives it, and a [`DevPriv`] private area holding an `Arc<T::Priv>`;
+/// `registered` says whether `register_netdev()` succeeded and no unregister
+/// happened since.
+pub(crate) struct NetDevAlloc<T: NetDevOps> {
+    ptr: NonNull<bindings::net_device>,
+    registered: bool,
+    /// The device's debugfs queue-restart knob, if added; removed first.
+    knob: Option<RestartKnob>,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: the handle only hands out `&NetDev` (thread safe) and unregisters or
+// frees through functions that may run on any thread.
+unsafe impl<T: NetDevOps> Send for NetDevAlloc<T> {}
+// SAFETY: as above.
+unsafe impl<T: NetDevOps> Sync for NetDevAlloc<T> {}
+
+impl<T: NetDevOps> NetDevAlloc<T> {
+    /// Allocates an Ethernet device under `parent`, not yet registered.
+    ///
+    /// `parent` must outlive the device: owners keep it until after the drop.
+    pub(crate) fn new(
+        parent: &PlatformDevice,
+        cfg: &NetDevConfig<'_>,
+        vtables: Vtables<T>,
+        data: Arc<T::Priv>,
+    ) -> Result<Self> {
+        let priv_size = i32::try_from(core::mem::size_of::<DevPriv>()).map_err(|_| EINVAL)?;
+        // SAFETY: `name` is NUL-terminated and copied by the call; `ether_setup` is the
+        // core's own setup function.
+        let raw = unsafe {
+            bindings::alloc_netdev_mqs(
+                priv_size,
+                cfg.name.as_char_ptr().cast(),
+                bindings::NET_NAME_USER as u8,
+                Some(bindings::ether_setup),
+                cfg.tx_queues,
+                cfg.rx_queues,
+            )
+        };
+        let ptr = NonNull::new(raw).ok_or(ENOMEM)?;
+        let data = Arc::into_raw(data).cast::<c_void>();
+        // SAFETY: `raw` is a fresh device with a private area of `priv_size` bytes;
+        // nothing else sees it before registration. The tables are `T`'s (the
+        // `Vtables<T>` type says so), matching the `Arc<T::Priv>` stored here.
+        unsafe {
+            bindings::dmn_netdev_priv(raw)
+                .cast::<DevPriv>()
+                .write(DevPriv {
+                    data,
+                    peer: core::ptr::null_mut(),
+                });
+            bindings::dmn_netdev_set_parent(raw, parent.as_raw_device());
+            bindings::dmn_eth_hw_addr_random(raw);
+            vtables.install(raw);
+            (*raw).min_mtu = cfg.min_mtu;
+            (*raw).max_mtu = cfg.max_mtu;
+            (*raw).hw_features = cfg.features;
+            (*raw).features = cfg.features;
+            bindings::dmn_netdev_init_hds(raw, cfg.tcp_data_split);
+        }
+        // INVARIANT: allocated with `T`'s ops, a parent, and an `Arc<T::Priv>`.
+        Ok(Self {
+            ptr,
+            registered: false,
+            knob: None,
+            _t: PhantomData,
+        })
+    }
+
+    /// Adds `devmemnic/<parent>/restart_rx_queue` under `root` (see
+    /// [`RestartKnob`]); it goes when the device is unregistered or dropped.
+    pub(crate) fn add_restart_knob(&mut self, root: &Arc<DebugfsRoot>) {
+        // SAFETY: a device of ours (with a parent) that stays allocated while
+        // `self.knob` exists: `unregister` and `drop` remove the knob first.
+        self.knob = Some(unsafe { RestartKnob::new(root, self.ptr.as_ptr()) });
+    }
+
+    /// The device.
+    pub(crate) fn dev(&self) -> &NetDev {
+        // SAFETY: allocated by us and allocated while `self` exists (type invariant).
+        unsafe { NetDev::from_raw(self.ptr.as_ptr()) }
+    }
+
+    /// Registers the device (takes rtnl).
+    pub(crate) fn register(&mut self) -> Result {
+        if self.registered {
+            return Err(EBUSY);
+        }
+        // SAFETY: the device is fully set up by `new` and not registered.
+        to_result(unsafe { bindings::register_netdev(self.ptr.as_ptr()) })?;
+        // INVARIANT: registration succeeded.
+        self.registered = true;
+        Ok(())
+    }
+
+    /// Unregisters the device (takes rtnl); it stays allocated until drop.
+    pub(crate) fn unregister(&mut self) {
+        // The knob goes first (waiting for a write in progress).
+        self.knob = None;
+        if self.registered {
+            // SAFETY: registered and not yet unregistered (type invariant).
+            unsafe { bindings::unregister_netdev(self.ptr.as_ptr()) };
+            // INVARIANT: no longer registered.
+            self.registered = false;
+        }
+    }
+}
+
+impl<T: NetDevOps> Drop for NetDevAlloc<T> {
+    fn drop(&mut self) {
+        self.unregister();
+        let raw = self.ptr.as_ptr();
+        // SAFETY: unregistered, so no callback runs any more; the private area holds
+        // the `Arc` put there by `new`, read before the device memory is freed and
+        // reclaimed exactly once, after (the device may still point into the data,
+        // e.g. at NAPIs, until it is freed).
+        let data = unsafe {
+            let data = (*bindings::dmn_netdev_priv(raw).cast::<DevPriv>()).data;
+            bindings::free_netdev(raw);
+            Arc::from_raw(data.cast::<T::Priv>())
+        };
+        drop(data);
+    }
+}
+
+/// Two devices wired to each other (each is the other's [`NetDev::peer`]).
+///
+/// Both are registered on creation; on drop both are unregistered before either
+/// is freed, which is what makes `peer` safe to follow from callbacks.
+pub(crate) struct NetDevPair<T: NetDevOps> {
+    devs: [NetDevAlloc<T>; 2],
+}
+
+impl<T: NetDevOps> NetDevPair<T> {
+    /// Device 0 or 1.
+    pub(crate) fn dev(&self, i: usize) -> &NetDev {
+        self.devs[i & 1].dev()
+    }
+
+    /// Wires two allocated, unregistered devices together and registers them;
+    /// on failure gives both back, unregistered.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn new(
+        mut a: NetDevAlloc<T>,
+        mut b: NetDevAlloc<T>,
+    ) -> core::result::Result<Self, (Error, NetDevAlloc<T>, NetDevAlloc<T>)> {
+        if a.registered || b.registered {
+            return Err((EINVAL, a, b));
+        }
+        // SAFETY: both devices are allocated by us and not yet registered, so no
+        // callback reads the private areas while they are written.
+        unsafe {
+            (*a.dev().dev_priv()).peer = b.ptr.as_ptr();
+            (*b.dev().dev_priv()).peer = a.ptr.as_ptr();
+        }
+        if let Err(e) = a.register() {
+            return Err((e, a, b));
+        }
+        if let Err(e) = b.register() {
+            a.unregister();
+            return Err((e, a, b));
+        }
+        Ok(Self { devs: [a, b] })
+    }
+
+    /// Unregisters both devices (idempotent); they stay allocated until drop.
+    pub(crate) fn unregister(&mut self) {
+        self.devs[0].unregister();
+        self.devs[1].unregister();
+    }
+}
+
+impl<T: NetDevOps> Drop for NetDevPair<T> {
+    fn drop(&mut self) {
+        // Both unregistered first; the allocations are freed as fields drop after.
+        self.unregister();
+    }
+}
+
+/// The feature flags devmemnic devices advertise: SG and checksum offload (the
+/// wire is virtual), TSO, flow steering and hashing.
+pub(crate) fn default_features() -> u64 {
+    // SAFETY: returns a constant.
+    unsafe { bindings::dmn_default_features() }
+}

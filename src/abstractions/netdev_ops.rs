@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `net_device_ops` from a trait, and the set of ops tables a device gets.
+//!
+//! C header: [`include/linux/netdevice.h`](srctree/include/linux/netdevice.h)
+//!
+//! A driver implements [`NetDevOps`] (and, if it has them, [`EthtoolOps`],
+//! [`QueueMgmt`], [`QueueStats`]) and describes its device with a
+//! [`Vtables<T>`] built in a constant: `Vtables::new().ethtool().queue_mgmt()`.
+//! Each callback gets a [`NetDev`] and the driver's `&T::Priv`.
+//!
+//! [`EthtoolOps`]: super::ethtool::EthtoolOps
+//! [`QueueMgmt`]: super::queue_mgmt::QueueMgmt
+//! [`QueueStats`]: super::qstats::QueueStats
+
+use super::{
+    bindings,
+    netdev::{priv_of, NetDev},
+    skb::SkBuff,
+};
+use core::marker::PhantomData;
+use kernel::{build_error, error::from_result, prelude::*};
+
+/// Per-device 64-bit counters reported through `ndo_get_stats64`.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct LinkStats {
+    /// Frames received.
+    pub(crate) rx_packets: u64,
+    /// Bytes received.
+    pub(crate) rx_bytes: u64,
+    /// Frames dropped on receive.
+    pub(crate) rx_dropped: u64,
+    /// Frames sent.
+    pub(crate) tx_packets: u64,
+    /// Bytes sent.
+    pub(crate) tx_bytes: u64,
+    /// Frames dropped on transmit.
+    pub(crate) tx_dropped: u64,
+}
+
+/// What `start_xmit` did with a frame.
+pub(crate) enum TxOutcome {
+    /// The frame was taken (queued or dropped and counted).
+    Done,
+    /// The queue is full: the core keeps the frame and retries later.
+    Busy(SkBuff),
+}
+
+/// Net device callbacks; optional ones follow `#[vtable]`'s `HAS_*` rules.
+///
+/// `open`, `stop` and `change_mtu` run with the device's ops locks held
+/// (rtnl, and the instance lock on kernels with ops-locked devices).
+#[vtable]
+pub(crate) trait NetDevOps: Sized + 'static {
+    /// The driver's per-device data, kept in the private area as an `Arc`.
+    type Priv: Send + Sync;
+
+    /// `ndo_open`: the device goes up.
+    fn open(dev: &NetDev, data: &Self::Priv) -> Result;
+
+    /// `ndo_stop`: the device goes down.
+    fn stop(dev: &NetDev, data: &Self::Priv) -> Result;
+
+    /// `ndo_start_xmit`: one frame to send on TX queue `skb.queue_mapping()`.
+    fn start_xmit(dev: &NetDev, data: &Self::Priv, skb: SkBuff) -> TxOutcome;
+
+    /// `ndo_get_stats64`.
+    fn get_stats64(_dev: &NetDev, _data: &Self::Priv) -> LinkStats {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_change_mtu`: validate and store (with [`NetDev::set_mtu_field`]).
+    fn change_mtu(_dev: &NetDev, _data: &Self::Priv, _mtu: u32) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+struct OpsTable<T>(PhantomData<T>);
+
+impl<T: NetDevOps> OpsTable<T> {
+    /// # Safety
+    ///
+    /// Called by the net core with a device allocated by `NetDevAlloc<T>`.
+    unsafe extern "C" fn open(dev: *mut bindings::net_device) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            T::open(nd, data)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `open`.
+    unsafe extern "C" fn stop(dev: *mut bindings::net_device) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            T::stop(nd, data)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called by the core with a live device of ours and an skb it hands over.
+    unsafe extern "C" fn start_xmit(
+        skb: *mut bindings::sk_buff,
+        dev: *mut bindings::net_device,
+    ) -> bindings::netdev_tx_t {
+        // SAFETY: the core passes a live device of ours and ownership of `skb`.
+        let (nd, data, skb) = unsafe {
+            (
+                NetDev::from_raw(dev),
+                priv_of::<T>(dev),
+                SkBuff::from_raw(skb),
+            )
+        };
+        match T::start_xmit(nd, data, skb) {
+            TxOutcome::Done => bindings::netdev_tx_NETDEV_TX_OK,
+            TxOutcome::Busy(skb) => {
+                // The core keeps ownership of a frame it gets back as busy.
+                skb.into_raw();
+                bindings::netdev_tx_NETDEV_TX_BUSY
+            }
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the core with a live device of ours and a writable `stats`.
+    unsafe extern "C" fn get_stats64(
+        dev: *mut bindings::net_device,
+        stats: *mut bindings::rtnl_link_stats64,
+    ) {
+        // SAFETY: the core passes a live device of ours.
+        let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+        let s = T::get_stats64(nd, data);
+        // SAFETY: `stats` is valid for writes for the duration of the call.
+        let out = unsafe { &mut *stats };
+        out.rx_packets = s.rx_packets;
+        out.rx_bytes = s.rx_bytes;
+        out.rx_dropped = s.rx_dropped;
+        out.tx_packets = s.tx_packets;
+        out.tx_bytes = s.tx_bytes;
+        out.tx_dropped = s.tx_dropped;
+    }
+
+    /// # Safety
+    ///
+    /// Called by the core with the ops locks held and a live device of ours.
+    unsafe extern "C" fn change_mtu(dev: *mut bindings::net_device, mtu: i32) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            T::change_mtu(nd, data, u32::try_from(mtu).map_err(|_| EINVAL)?)?;
+            Ok(0)
+        })
+    }
+
+    const VTABLE: bindings::net_device_ops = {
+        // SAFETY: all-zeroes is a valid `net_device_ops` (every callback absent).
+        let mut ops: bindings::net_device_ops = unsafe { core::mem::zeroed() };
+        ops.ndo_open = Some(Self::open);
+        ops.ndo_stop = Some(Self::stop);
+        ops.ndo_start_xmit = Some(Self::start_xmit);
+        if T::HAS_GET_STATS64 {
+            ops.ndo_get_stats64 = Some(Self::get_stats64);
+        }
+        if T::HAS_CHANGE_MTU {
+            ops.ndo_change_mtu = Some(Self::change_mtu);
+        }
+        ops
+    };
+
+    const fn build() -> &'static bindings::net_device_ops {
+        &Self::VTABLE
+    }
+}
+
+/// The ops tables of a device whose callbacks are `T`'s.
+///
+/// # Invariants
+///
+/// Every table's callbacks are trampolines for `T`: they read the private area
+/// as `NetDevAlloc<T>` writes it.
+pub(crate) struct Vtables<T: NetDevOps> {
+    netdev: &'static bindings::net_device_ops,
+    ethtool: Option<&'static bindings::ethtool_ops>,
+    stat: Option<&'static bindings::netdev_stat_ops>,
+    queue_mgmt: Option<&'static bindings::netdev_queue_mgmt_ops>,
+    _t: PhantomData<T>,
+}
+
+impl<T: NetDevOps> Vtables<T> {
+    /// `T`'s `net_device_ops` alone.
+    pub(crate) const fn new() -> Self {
+        // INVARIANT: `T`'s tables.
+        Self {
+            netdev: OpsTable::<T>::build(),
+            ethtool: None,
+            stat: None,
+            queue_mgmt: None,
+            _t: PhantomData,
+        }
+    }
+
+    /// Adds `T`'s `ethtool_ops`.
+    pub(crate) const fn ethtool(mut self) -> Self
+    where
+        T: super::ethtool::EthtoolOps,
+    {
+        self.ethtool = Some(super::ethtool::build::<T>());
+        self
+    }
+
+    /// Adds `T`'s `netdev_stat_ops` (per-queue statistics, qstats).
+    pub(crate) const fn qstats(mut self) -> Self
+    where
+        T: super::qstats::QueueStats,
+    {
+        self.stat = Some(super::qstats::build::<T>());
+        self
+    }
+
+    /// Adds `T`'s `netdev_queue_mgmt_ops`; on kernels with ops-locked devices
+    /// this makes the device ops-locked.
+    pub(crate) const fn queue_mgmt(mut self) -> Self
+    where
+        T: super::queue_mgmt::QueueMgmt,
+    {
+        self.queue_mgmt = Some(super::queue_mgmt::build::<T>());
+        self
+    }
+
+    /// Points a new device at the tables.
+    ///
+    /// # Safety
+    ///
+    /// `dev` is allocated, not registered, and its private area will hold `T`'s
+    /// data as `NetDevAlloc<T>` writes it.
+    pub(super) unsafe fn install(&self, dev: *mut bindings::net_device) {
+        // SAFETY: the caller's guarantee: nothing reads the fields concurrently.
+        unsafe {
+            (*dev).netdev_ops = self.netdev;
+            if let Some(ops) = self.ethtool {
+                (*dev).ethtool_ops = ops;
+            }
+            if let Some(ops) = self.stat {
+                (*dev).stat_ops = ops;
+            }
+            if let Some(ops) = self.queue_mgmt {
+                (*dev).queue_mgmt_ops = ops;
+            }
+        }
+    }
+}

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The queue-management API (`netdev_queue_mgmt_ops`) from a trait.
+//!
+//! C header: [`include/net/netdev_queues.h`](srctree/include/net/netdev_queues.h)
+//!
+//! What the core uses to swap an RX queue's memory (`netdev_rx_queue_restart()`),
+//! for example when a memory provider (devmem, io_uring zcrx) attaches or
+//! detaches. The core keeps each queue's memory in a slot of
+//! `ndo_queue_mem_size` bytes; here the slot holds a boxed `T::QueueMem` or
+//! null, so the driver only sees typed `Option<T::QueueMem>`.
+//!
+//! Kernels differ: 7.2 passes a queue configuration (`struct
+//! netdev_queue_config`: the RX buffer size) to alloc and start, asks the driver
+//! for defaults and to validate, and may alloc and free while the device is
+//! down. On 6.12 the configuration is always the default ([`QueueConfig`]).
+
+use super::{
+    bindings,
+    netdev::{priv_of, NetDev},
+    netdev_ops::NetDevOps,
+};
+use core::{ffi::c_void, marker::PhantomData};
+use kernel::{build_error, error::from_result, prelude::*};
+
+/// The configuration of one RX queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct QueueConfig {
+    /// Bytes of each RX payload buffer.
+    pub(crate) rx_page_size: u32,
+}
+
+impl QueueConfig {
+    /// The default: one page per buffer.
+    pub(crate) const fn page_sized() -> Self {
+        Self {
+            rx_page_size: kernel::page::PAGE_SIZE as u32,
+        }
+    }
+}
+
+/// The queue-management API. Every method runs with the device's ops locks held.
+#[vtable]
+pub(crate) trait QueueMgmt: NetDevOps {
+    /// Everything an RX queue needs to run (rings' buffers, pools).
+    type QueueMem: Send;
+
+    /// Builds complete new memory for RX queue `idx` with `cfg`, not yet in use.
+    /// May be called while the device is down.
+    fn queue_mem_alloc(
+        dev: &NetDev,
+        data: &Self::Priv,
+        cfg: &QueueConfig,
+        idx: u32,
+    ) -> Result<Self::QueueMem>;
+
+    /// Frees memory the core no longer needs (old memory after a restart, or
+    /// new memory after a failed one).
+    fn queue_mem_free(dev: &NetDev, data: &Self::Priv, mem: Self::QueueMem);
+
+    /// Stops RX queue `idx` and hands back its memory (if it had any).
+    fn queue_stop(dev: &NetDev, data: &Self::Priv, idx: u32) -> Result<Option<Self::QueueMem>>;
+
+    /// Starts RX queue `idx` on `mem`, taking it out of the slot on success.
+    fn queue_start(
+        dev: &NetDev,
+        data: &Self::Priv,
+        idx: u32,
+        mem: &mut Option<Self::QueueMem>,
+    ) -> Result;
+
+    /// The configuration of RX queue `idx` before the user's settings apply.
+    fn default_config(_dev: &NetDev, _data: &Self::Priv) -> QueueConfig {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Whether the device can run a queue with `cfg`.
+    fn validate_config(_dev: &NetDev, _data: &Self::Priv, _cfg: &QueueConfig) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+struct QueueTable<T>(PhantomData<T>);
+
+impl<T: QueueMgmt> QueueTable<T> {
+    /// The core's per-queue memory holds one pointer: a boxed `T::QueueMem` or null.
+    const MEM_SIZE: usize = core::mem::size_of::<*mut T::QueueMem>();
+
+    /// # Safety
+    ///
+    /// `slot` is the core's `ndo_queue_mem_size` bytes, zeroed or written by us.
+    unsafe fn take(slot: *mut c_void) -> Option<T::QueueMem> {
+        // SAFETY: per the contract, the slot holds null or a pointer from
+        // `KBox::into_raw`, which we take over and clear.
+        unsafe {
+            let p = slot.cast::<*mut T::QueueMem>();
+            let raw = core::ptr::replace(p, core::ptr::null_mut());
+            (!raw.is_null()).then(|| KBox::into_inner(KBox::from_raw(raw)))
+        }
+    }
+
+    /// # Safety
+    ///
+    /// As for `take`; the slot must be empty.
+    unsafe fn put(slot: *mut c_void, mem: T::QueueMem) -> Result {
+        let b = KBox::new(mem, GFP_KERNEL)?;
+        // SAFETY: per the contract, the slot is ours to write.
+        unsafe { *slot.cast::<*mut T::QueueMem>() = KBox::into_raw(b) };
+        Ok(())
+    }
+
+    /// The configuration the core passed, in the driver's terms.
+    ///
+    /// # Safety
+    ///
+    /// `qcfg` is null or valid for reads.
+    #[cfg(dmn_queue_qcfg)]
+    unsafe fn config(qcfg: *const bindings::netdev_queue_config) -> QueueConfig {
+        // SAFETY: the caller's guarantee.
+        match unsafe { qcfg.as_ref() } {
+            Some(c) if c.rx_page_size != 0 => QueueConfig {
+                rx_page_size: c.rx_page_size,
+            },
+            _ => QueueConfig::page_sized(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called by the core with the ops locks held and a live device of ours.
+    unsafe fn alloc(
+        dev: *mut bindings::net_device,
+        cfg: QueueConfig,
+        slot: *mut c_void,
+        idx: i32,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: as the contract says.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            let idx = u32::try_from(idx).map_err(|_| EINVAL)?;
+            let mem = T::queue_mem_alloc(nd, data, &cfg, idx)?;
+            // SAFETY: the core hands a fresh, zeroed slot.
+            unsafe { Self::put(slot, mem)? };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    #[cfg(dmn_queue_qcfg)]
+    unsafe extern "C" fn alloc_c(
+        dev: *mut bindings::net_device,
+        qcfg: *mut bindings::netdev_queue_config,
+        slot: *mut c_void,
+        idx: i32,
+    ) -> i32 {
+        // SAFETY: the core passes a valid configuration (or none) and our contract.
+        unsafe { Self::alloc(dev, Self::config(qcfg), slot, idx) }
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    #[cfg(not(dmn_queue_qcfg))]
+    unsafe extern "C" fn alloc_c(
+        dev: *mut bindings::net_device,
+        slot: *mut c_void,
+        idx: i32,
+    ) -> i32 {
+        // SAFETY: our contract.
+        unsafe { Self::alloc(dev, QueueConfig::page_sized(), slot, idx) }
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    unsafe extern "C" fn free(dev: *mut bindings::net_device, slot: *mut c_void) {
+        // SAFETY: the slot is one the core gave to `alloc` or `stop`; the device is
+        // a live device of ours.
+        let (mem, nd, data) =
+            unsafe { (Self::take(slot), NetDev::from_raw(dev), priv_of::<T>(dev)) };
+        if let Some(mem) = mem {
+            T::queue_mem_free(nd, data, mem);
+        }
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    unsafe extern "C" fn stop(dev: *mut bindings::net_device, slot: *mut c_void, idx: i32) -> i32 {
+        from_result(|| {
+            // SAFETY: as the contract says.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            if let Some(mem) = T::queue_stop(nd, data, u32::try_from(idx).map_err(|_| EINVAL)?)? {
+                // SAFETY: the core hands a fresh, zeroed slot for the old memory.
+                unsafe { Self::put(slot, mem)? };
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    unsafe fn start(dev: *mut bindings::net_device, slot: *mut c_void, idx: i32) -> i32 {
+        from_result(|| {
+            // SAFETY: as the contract says.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            // SAFETY: the slot is one `alloc` or `stop` filled.
+            let mut mem = unsafe { Self::take(slot) };
+            let r = T::queue_start(nd, data, u32::try_from(idx).map_err(|_| EINVAL)?, &mut mem);
+            if let Some(m) = mem {
+                // Not taken (start failed): back in the slot for `free`.
+                // SAFETY: the slot was emptied by `take` above.
+                unsafe { Self::put(slot, m)? };
+            }
+            r?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    #[cfg(dmn_queue_qcfg)]
+    unsafe extern "C" fn start_c(
+        dev: *mut bindings::net_device,
+        _qcfg: *mut bindings::netdev_queue_config,
+        slot: *mut c_void,
+        idx: i32,
+    ) -> i32 {
+        // SAFETY: our contract; the memory was built for this configuration.
+        unsafe { Self::start(dev, slot, idx) }
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`.
+    #[cfg(not(dmn_queue_qcfg))]
+    unsafe extern "C" fn start_c(
+        dev: *mut bindings::net_device,
+        slot: *mut c_void,
+        idx: i32,
+    ) -> i32 {
+        // SAFETY: our contract.
+        unsafe { Self::start(dev, slot, idx) }
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`; `qcfg` is valid for writes.
+    #[cfg(dmn_queue_qcfg)]
+    unsafe extern "C" fn default_qcfg(
+        dev: *mut bindings::net_device,
+        qcfg: *mut bindings::netdev_queue_config,
+    ) {
+        // SAFETY: as the contract says.
+        let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *qcfg) };
+        out.rx_page_size = T::default_config(nd, data).rx_page_size;
+    }
+
+    /// # Safety
+    ///
+    /// As for `alloc`; `qcfg` is valid for reads, `extack` null or valid.
+    #[cfg(dmn_queue_qcfg)]
+    unsafe extern "C" fn validate_qcfg(
+        dev: *mut bindings::net_device,
+        qcfg: *mut bindings::netdev_queue_config,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: as the contract says.
+            let (nd, data, cfg) =
+                unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), Self::config(qcfg)) };
+            T::validate_config(nd, data, &cfg).inspect_err(|_| {
+                super::ethtool::Extack::from_raw(extack)
+                    .msg(kernel::c_str!("RX buffer size not supported by this queue"));
+            })?;
+            Ok(0)
+        })
+    }
+
+    const VTABLE: bindings::netdev_queue_mgmt_ops = {
+        // SAFETY: all-zeroes is a valid `netdev_queue_mgmt_ops` (nothing optional set).
+        let mut ops: bindings::netdev_queue_mgmt_ops = unsafe { core::mem::zeroed() };
+        ops.ndo_queue_mem_size = Self::MEM_SIZE;
+        ops.ndo_queue_mem_alloc = Some(Self::alloc_c);
+        ops.ndo_queue_mem_free = Some(Self::free);
+        ops.ndo_queue_start = Some(Self::start_c);
+        ops.ndo_queue_stop = Some(Self::stop);
+        #[cfg(dmn_queue_qcfg)]
+        if T::HAS_DEFAULT_CONFIG {
+            ops.ndo_default_qcfg = Some(Self::default_qcfg);
+        }
+        #[cfg(dmn_queue_qcfg)]
+        if T::HAS_VALIDATE_CONFIG {
+            ops.ndo_validate_qcfg = Some(Self::validate_qcfg);
+        }
+        ops
+    };
+}
+
+/// The `netdev_queue_mgmt_ops` of `T` (see `Vtables::queue_mgmt`).
+pub(super) const fn build<T: QueueMgmt>() -> &'static bindings::netdev_queue_mgmt_ops {
+    &QueueTable::<T>::VTABLE
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The device type: its `net_device_ops` (open, stop, transmit, MTU, link
+//! counters) and the set of ops tables every devmemnic device gets.
+
+use super::{pair::NicPriv, queues, tx};
+use crate::abstractions::{
+    netdev::NetDev,
+    netdev_ops::{LinkStats, NetDevOps, TxOutcome, Vtables},
+    skb::SkBuff,
+};
+use kernel::prelude::*;
+
+/// A devmemnic device: implements every ops trait of the abstraction layer.
+pub(crate) struct Nic;
+
+/// What every devmemnic device offers: ethtool, qstats and the queue-management
+/// API (which makes it a devmem- and zcrx-capable, ops-locked device).
+pub(crate) const VTABLES: Vtables<Nic> = Vtables::new().ethtool().qstats().queue_mgmt();
+
+#[vtable]
+impl NetDevOps for Nic {
+    type Priv = NicPriv;
+
+    fn open(dev: &NetDev, data: &NicPriv) -> Result {
+        if let Err(e) = queues::start_all(dev, data) {
+            queues::stop_all(dev, data);
+            return Err(e);
+        }
+        dev.tx_start_all();
+        // The core sets the running flag after `ndo_open` returns: decide on the
+        // peer's state alone here.
+        if let Some(peer) = dev.peer() {
+            if peer.is_running() {
+                dev.carrier_on();
+                peer.carrier_on();
+            }
+        }
+        Ok(())
+    }
+
+    fn stop(dev: &NetDev, data: &NicPriv) -> Result {
+        dev.carrier_off();
+        if let Some(peer) = dev.peer() {
+            peer.carrier_off();
+        }
+        dev.tx_stop_all();
+        queues::stop_all(dev, data);
+        Ok(())
+    }
+
+    fn start_xmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
+        tx::transmit(dev, data, skb)
+    }
+
+    fn get_stats64(_dev: &NetDev, data: &NicPriv) -> LinkStats {
+        let me = data.me();
+        let mut s = LinkStats::default();
+        for q in me.rxqs.iter() {
+            s.rx_packets += q.stats.packets.get();
+            s.rx_bytes += q.stats.bytes.get();
+            s.rx_dropped += q.stats.drops.get() + q.stats.alloc_fail.get();
+        }
+        for t in me.txqs.iter() {
+            s.tx_packets += t.packets.get();
+            s.tx_bytes += t.bytes.get();
+            s.tx_dropped += t.dropped.get();
+        }
+        s
+    }
+
+    fn change_mtu(dev: &NetDev, _data: &NicPriv, mtu: u32) -> Result {
+        // The core checked min/max; buffers are page chunks, so any MTU fits.
+        dev.set_mtu_field(mtu);
+        Ok(())
+    }
+}

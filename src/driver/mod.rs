@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The virtual NIC, in safe Rust on the abstraction layer, one concern a file:
+//! `pair` (devices and their shared state, teardown), `device` (net device
+//! ops), `tx` (transmit and steering), `rx` (RX queues and their NAPI poll:
+//! header split, the "DMA"), `queues` (queue memory and the queue-management
+//! API), `ethtool` (handlers), `stats` (counters and qstats).
+
+pub(crate) mod device;
+pub(crate) mod ethtool;
+pub(crate) mod pair;
+pub(crate) mod queues;
+pub(crate) mod rx;
+pub(crate) mod stats;
+pub(crate) mod tx;

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The virtual NIC: a pair of multi-queue Ethernet devices wired back to back.
+//!
+//! A frame sent on one side (`tx.rs`) is steered to an RX queue of the other
+//! side, queued on that queue's ring, and received in that queue's NAPI poll
+//! (`rx.rs`), which "DMA"s it into page-pool buffers. This file holds the
+//! pair's shared state, its creation and its teardown.
+
+use super::{
+    device::{Nic, VTABLES},
+    rx::{QueueMem, RxQueue},
+    tx::TxStats,
+};
+use crate::abstractions::{
+    debugfs::DebugfsRoot,
+    delay::msleep,
+    napi::Napi,
+    netdev::{default_features, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
+    platform::PlatformDevice,
+    rcu::RcuBox,
+    skb::flush_deferred_skbs,
+};
+use crate::logic::{steering::Steering, toeplitz::DEFAULT_RSS_KEY};
+use core::sync::atomic::AtomicBool;
+use kernel::{c_str, prelude::*, str::CString, sync::Arc, sync::Mutex};
+
+/// Smallest MTU (IPv4's minimum).
+pub(crate) const MIN_MTU: u32 = 68;
+/// Largest MTU (jumbo frames).
+pub(crate) const MAX_MTU: u32 = 9216;
+/// TCP data split of a new device: on, which is what this NIC is for.
+const SPLIT_DEFAULT: bool = true;
+
+/// One device of a pair.
+#[pin_data]
+pub(crate) struct Side {
+    pub(crate) rxqs: KVec<Pin<KBox<RxQueue>>>,
+    pub(crate) txqs: KVec<TxStats>,
+    #[pin]
+    pub(crate) steering: RcuBox<Steering>,
+    /// Configured TCP data split; queues pick it up when their memory is (re)built.
+    pub(crate) header_split: AtomicBool,
+    /// Retired devmem queue memory whose buffers are still out (see `retire`).
+    #[pin]
+    graveyard: Mutex<KVec<Option<QueueMem>>>,
+    pub(crate) parent: PlatformDevice,
+}
+
+impl Side {
+    /// Frees queue memory taken out of a queue, or keeps it while its devmem
+    /// buffers are out. Destroying a devmem pool with buffers out defers its
+    /// release, which then frees the binding and detaches the dma-buf from our
+    /// parent device, possibly after the module is gone. Kept here, the pool
+    /// takes its buffers back and is destroyed (released at once) by `reap`.
+    pub(crate) fn retire(&self, mem: Option<QueueMem>) {
+        let Some(mem) = mem else { return };
+        if mem.is_devmem() && mem.outstanding() > 0 {
+            let mut g = self.graveyard.lock();
+            match g.iter_mut().find(|s| s.is_none()) {
+                Some(slot) => *slot = Some(mem),
+                None => {
+                    if let Err(e) = g.push(Some(mem), GFP_KERNEL) {
+                        // Nowhere to keep it: keep the parent device instead.
+                        pr_warn!("no memory to keep a retired devmem queue ({:?})\n", e);
+                        self.parent.pin_forever();
+                    }
+                }
+            }
+        }
+        self.reap();
+    }
+
+    /// Frees retired memory whose buffers have all come back; returns how much
+    /// is still kept.
+    pub(crate) fn reap(&self) -> usize {
+        let mut g = self.graveyard.lock();
+        let mut kept = 0;
+        for slot in g.iter_mut() {
+            match slot {
+                Some(m) if m.outstanding() > 0 => kept += 1,
+                Some(_) => drop(slot.take()),
+                None => {}
+            }
+        }
+        kept
+    }
+}
+
+/// The state both devices of a pair share.
+#[pin_data]
+pub(crate) struct PairState {
+    #[pin]
+    side0: Side,
+    #[pin]
+    side1: Side,
+}
+
+impl PairState {
+    /// Side 0 or 1.
+    pub(crate) fn side(&self, i: usize) -> &Side {
+        if i & 1 == 0 {
+            &self.side0
+        } else {
+            &self.side1
+        }
+    }
+}
+
+/// A device's private data: its pair and which side it is.
+pub(crate) struct NicPriv {
+    pub(crate) pair: Arc<PairState>,
+    pub(crate) side: usize,
+}
+
+impl NicPriv {
+    /// The private data of side `side` of `pair`, as its callbacks get it.
+    #[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
+    pub(crate) fn for_test(pair: &Pair, side: usize) -> Self {
+        Self {
+            pair: pair.state.clone(),
+            side,
+        }
+    }
+
+    /// This device's side.
+    pub(crate) fn me(&self) -> &Side {
+        self.pair.side(self.side)
+    }
+
+    /// The other device's side.
+    pub(crate) fn peer(&self) -> &Side {
+        self.pair.side(1 - self.side)
+    }
+}
+
+fn new_side(parent: PlatformDevice, queues: u32) -> Result<impl PinInit<Side, Error>> {
+    let mut rxqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
+    let mut txqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
+    for i in 0..queues {
+        rxqs.push(KBox::pin_init(RxQueue::new(i)?, GFP_KERNEL)?, GFP_KERNEL)?;
+        txqs.push(TxStats::default(), GFP_KERNEL)?;
+    }
+    let steering = KBox::new(Steering::new(DEFAULT_RSS_KEY, queues), GFP_KERNEL)?;
+    Ok(try_pin_init!(Side {
+        rxqs,
+        txqs,
+        steering <- RcuBox::new(steering),
+        header_split: AtomicBool::new(SPLIT_DEFAULT),
+        graveyard <- kernel::new_mutex!(KVec::new()),
+        parent,
+    }? Error))
+}
+
+/// A registered pair of devices, unregistered on drop.
+pub(crate) struct Pair {
+    devs: NetDevPair<Nic>,
+    /// Keeps the queues (and their NAPIs) alive until the devices are freed.
+    state: Arc<PairState>,
+}
+
+impl Pair {
+    /// Creates and registers `dmnic{2n}` and `dmnic{2n+1}` with `queues` queues
+    /// each, with a queue-restart knob under `debugfs` if given.
+    pub(crate) fn new(n: u32, queues: u32, debugfs: Option<&Arc<DebugfsRoot>>) -> Result<Self> {
+        let id = |side: u32| i32::try_from(2 * n + side).map_err(|_| EINVAL);
+        let parents = [
+            PlatformDevice::register(c_str!("devmemnic"), id(0)?, 64)?,
+            PlatformDevice::register(c_str!("devmemnic"), id(1)?, 64)?,
+        ];
+        let [p0, p1] = parents;
+        let pair = Arc::pin_init(
+            try_pin_init!(PairState {
+                side0 <- new_side(p0, queues)?,
+                side1 <- new_side(p1, queues)?,
+            }? Error),
+            GFP_KERNEL,
+        )?;
+        let alloc_side = |side: usize| -> Result<NetDevAlloc<Nic>> {
+            let name = CString::try_from_fmt(format_args!("dmnic{}", 2 * n + side as u32))?;
+            let cfg = NetDevConfig {
+                name: &name,
+                tx_queues: queues,
+                rx_queues: queues,
+                min_mtu: MIN_MTU,
+                max_mtu: MAX_MTU,
+                features: default_features(),
+                tcp_data_split: SPLIT_DEFAULT,
+            };
+            let data = Arc::new(
+                NicPriv {
+                    pair: pair.clone(),
+                    side,
+                },
+                GFP_KERNEL,
+            )?;
+            let mut alloc = NetDevAlloc::<Nic>::new(&pair.side(side).parent, &cfg, VTABLES, data)?;
+            if let Some(root) = debugfs {
+                alloc.add_restart_knob(root);
+            }
+            // No carrier until both sides are up (see `open`).
+            alloc.dev().carrier_off();
+            for q in pair.side(side).rxqs.iter() {
+                Napi::add(q.as_ref(), alloc.dev());
+            }
+            Ok(alloc)
+        };
+        let a = alloc_side(0);
+        let b = alloc_side(1);
+        let (a, b) = match (a, b) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                Self::del_napis(&pair);
+                let e = a
+                    .as_ref()
+                    .err()
+                    .or(b.as_ref().err())
+                    .copied()
+                    .unwrap_or(EINVAL);
+                drop((a, b));
+                return Err(e);
+            }
+        };
+        let devs = match NetDevPair::new(a, b) {
+            Ok(devs) => devs,
+            Err((e, a, b)) => {
+                Self::del_napis(&pair);
+                drop((a, b));
+                return Err(e);
+            }
+        };
+        Ok(Self { devs, state: pair })
+    }
+
+    /// Removes every queue's NAPI from its (unregistered) device before it is freed.
+    fn del_napis(state: &PairState) {
+        for side in 0..2 {
+            for q in state.side(side).rxqs.iter() {
+                q.napi.del();
+            }
+        }
+    }
+}
+
+#[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
+impl Pair {
+    /// Device 0 or 1 of the pair.
+    pub(crate) fn dev(&self, i: usize) -> &NetDev {
+        self.devs.dev(i)
+    }
+
+    /// The shared state (queues).
+    pub(crate) fn state(&self) -> &PairState {
+        &self.state
+    }
+}
+
+/// How long teardown waits for page pools with buffers in flight.
+const POOL_RELEASE_WAIT_MS: u32 = 30_000;
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        // Unregistering closes both devices (NAPIs disabled, queue memory
+        // retired) and deleting the NAPIs frees what GRO still held. Devmem
+        // pools with buffers still out are kept (`Side::retire`) until the
+        // buffers come back, so their release, which frees the binding and
+        // detaches the dma-buf from our parent device, happens while the parent
+        // lives: wait for them here. The devices are freed as `devs` drops, and
+        // the parents with `state`, after this.
+        self.devs.unregister();
+        Self::del_napis(&self.state);
+        for side in 0..2 {
+            let s = self.state.side(side);
+            let mut waited = 0;
+            while {
+                flush_deferred_skbs();
+                s.reap() > 0
+            } && waited < POOL_RELEASE_WAIT_MS
+            {
+                if waited % 5000 == 0 {
+                    pr_info!("waiting for devmem buffers still out to return\n");
+                    for m in s.graveyard.lock().iter().flatten() {
+                        m.debug();
+                    }
+                }
+                msleep(50);
+                waited += 50;
+            }
+            if s.reap() > 0 {
+                // A process still holds buffers: never free the parent under them.
+                pr_warn!(
+                    "devmem buffers still out after {} s; keeping the parent device\n",
+                    POOL_RELEASE_WAIT_MS / 1000
+                );
+                s.parent.pin_forever();
+            }
+        }
+    }
+}

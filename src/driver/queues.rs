@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! RX queue memory over a queue's life: built on open, rebuilt when header
+//! split or the channel count changes, and swapped by the kernel's queue
+//! management API (`netdev_rx_queue_restart()`: memory provider bind/unbind).
+
+use super::{
+    device::Nic,
+    pair::NicPriv,
+    rx::{QueueMem, RxQueue},
+};
+use crate::abstractions::{
+    netdev::NetDev,
+    queue_mgmt::{QueueConfig, QueueMgmt},
+};
+use core::sync::atomic::Ordering;
+use kernel::prelude::*;
+
+/// Builds (or rebuilds) the memory of every active RX queue of an up device.
+pub(crate) fn start_all(dev: &NetDev, data: &NicPriv) -> Result {
+    let me = data.me();
+    let split = me.header_split.load(Ordering::Relaxed);
+    let active = dev.real_num_rx_queues();
+    for q in me.rxqs.iter().take(active as usize) {
+        q.refresh_binding(dev);
+        let mem = QueueMem::new(dev, q, split)?;
+        me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
+        q.napi.enable(dev, q.index);
+    }
+    Ok(())
+}
+
+/// Stops every RX queue: NAPI off, memory retired, ring purged.
+pub(crate) fn stop_all(dev: &NetDev, data: &NicPriv) {
+    for q in data.me().rxqs.iter() {
+        stop_one(dev, data, q);
+    }
+}
+
+/// Stops one RX queue: NAPI off, memory retired, ring purged (counted as drops).
+pub(crate) fn stop_one(dev: &NetDev, data: &NicPriv, q: &RxQueue) {
+    q.napi.disable(dev, q.index);
+    data.me().retire(q.napi.with_state(|st, off| st.take(off)));
+    q.stats.drops.add_shared(q.ring.purge());
+}
+
+/// New memory for RX queues `range` (indices), all or none.
+pub(crate) fn new_mems(
+    dev: &NetDev,
+    data: &NicPriv,
+    range: core::ops::Range<u32>,
+    split: bool,
+) -> Result<KVec<QueueMem>> {
+    let rxqs = &data.me().rxqs;
+    let mut mems = KVec::with_capacity(range.len(), GFP_KERNEL)?;
+    for q in rxqs.iter().skip(range.start as usize).take(range.len()) {
+        mems.push(QueueMem::new(dev, q, split)?, GFP_KERNEL)?;
+    }
+    Ok(mems)
+}
+
+#[vtable]
+impl QueueMgmt for Nic {
+    type QueueMem = QueueMem;
+
+    fn queue_mem_alloc(
+        dev: &NetDev,
+        data: &NicPriv,
+        cfg: &QueueConfig,
+        idx: u32,
+    ) -> Result<QueueMem> {
+        Self::validate_config(dev, data, cfg)?;
+        let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        // Binding and unbinding both end in a restart: see what changed first.
+        q.refresh_binding(dev);
+        if idx >= dev.real_num_rx_queues() {
+            return Err(EINVAL);
+        }
+        // (The device may be down: the core then frees this memory at once, and
+        // the queue gets fresh memory, with any provider, on open.)
+        QueueMem::new(dev, q, data.me().header_split.load(Ordering::Relaxed))
+    }
+
+    fn queue_stop(dev: &NetDev, data: &NicPriv, idx: u32) -> Result<Option<QueueMem>> {
+        let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        // Frames keep arriving in the ring (the sender stops on a full ring):
+        // nothing accepted is lost while the queue has no memory.
+        q.napi.disable(dev, idx);
+        Ok(q.napi.with_state(|st, off| st.take(off)))
+    }
+
+    fn queue_mem_free(_dev: &NetDev, data: &NicPriv, mem: QueueMem) {
+        data.me().retire(Some(mem));
+    }
+
+    fn queue_start(dev: &NetDev, data: &NicPriv, idx: u32, mem: &mut Option<QueueMem>) -> Result {
+        let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        if let Some(m) = mem.take() {
+            let me = data.me();
+            me.retire(q.napi.with_state(|st, off| st.install(m, off)));
+        }
+        q.napi.enable(dev, idx);
+        q.napi.schedule();
+        Ok(())
+    }
+
+    fn default_config(_dev: &NetDev, _data: &NicPriv) -> QueueConfig {
+        QueueConfig::page_sized()
+    }
+
+    fn validate_config(_dev: &NetDev, _data: &NicPriv, cfg: &QueueConfig) -> Result {
+        // Payload buffers are one page each.
+        if *cfg == QueueConfig::page_sized() {
+            Ok(())
+        } else {
+            Err(EINVAL)
+        }
+    }
+}

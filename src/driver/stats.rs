@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Counters read by ethtool and netlink while the datapath updates them, and
+//! the per-queue statistics (qstats) the netdev family reports.
+
+use super::{device::Nic, pair::NicPriv, rx::RxStats, tx::TxStats};
+use crate::abstractions::{
+    netdev::NetDev,
+    qstats::{QueueRxStats, QueueStats, QueueTxStats},
+};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+/// A 64-bit counter.
+///
+/// `add` is for the one context that owns the counter (a NAPI poll, a TX
+/// queue under its lock): a plain load and store, no locked instruction.
+/// `add_shared` is for counters several CPUs bump (rare events).
+#[derive(Default)]
+pub(crate) struct Counter(AtomicU64);
+
+impl Counter {
+    /// Adds `n`; only from the counter's single writer.
+    pub(crate) fn add(&self, n: u64) {
+        self.0.store(
+            self.0.load(Ordering::Relaxed).wrapping_add(n),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Adds `n` from any context.
+    pub(crate) fn add_shared(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The current value.
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The per-RX-queue counters of `ethtool -S` (`rx<N>_<name>`): names and values.
+pub(crate) type RxField = fn(&RxStats) -> &Counter;
+/// The per-TX-queue counters of `ethtool -S` (`tx<N>_<name>`).
+pub(crate) type TxField = fn(&TxStats) -> &Counter;
+
+pub(crate) const RX_STATS: [(&str, RxField); 7] = [
+    ("packets", |s| &s.packets),
+    ("bytes", |s| &s.bytes),
+    ("hds_packets", |s| &s.hds_packets),
+    ("devmem_packets", |s| &s.devmem_packets),
+    ("linear", |s| &s.linear),
+    ("alloc_fail", |s| &s.alloc_fail),
+    ("drops", |s| &s.drops),
+];
+pub(crate) const TX_STATS: [(&str, TxField); 4] = [
+    ("packets", |t| &t.packets),
+    ("bytes", |t| &t.bytes),
+    ("dropped", |t| &t.dropped),
+    ("stops", |t| &t.stops),
+];
+
+/// The names of `RX_STATS` and `TX_STATS`, as ethtool's trait wants them.
+pub(crate) const RX_STAT_NAMES: [&str; RX_STATS.len()] = names(&RX_STATS);
+pub(crate) const TX_STAT_NAMES: [&str; TX_STATS.len()] = names(&TX_STATS);
+
+const fn names<F, const N: usize>(table: &[(&'static str, F); N]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = table[i].0;
+        i += 1;
+    }
+    out
+}
+
+fn rx_qstats(s: &RxStats) -> QueueRxStats {
+    QueueRxStats {
+        packets: s.packets.get(),
+        bytes: s.bytes.get(),
+        alloc_fail: s.alloc_fail.get(),
+        hw_drops: s.drops.get(),
+    }
+}
+
+fn tx_qstats(t: &TxStats) -> QueueTxStats {
+    QueueTxStats {
+        packets: t.packets.get(),
+        bytes: t.bytes.get(),
+        hw_drops: t.dropped.get(),
+        stop: t.stops.get(),
+    }
+}
+
+impl QueueStats for Nic {
+    fn queue_stats_rx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueRxStats {
+        data.me()
+            .rxqs
+            .get(idx as usize)
+            .map_or_else(QueueRxStats::default, |q| rx_qstats(&q.stats))
+    }
+
+    fn queue_stats_tx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueTxStats {
+        data.me()
+            .txqs
+            .get(idx as usize)
+            .map_or_else(QueueTxStats::default, tx_qstats)
+    }
+
+    fn base_stats(dev: &NetDev, data: &NicPriv) -> (QueueRxStats, QueueTxStats) {
+        let me = data.me();
+        let mut rx = QueueRxStats::default();
+        for q in me.rxqs.iter().skip(dev.real_num_rx_queues() as usize) {
+            let s = rx_qstats(&q.stats);
+            rx.packets += s.packets;
+            rx.bytes += s.bytes;
+            rx.alloc_fail += s.alloc_fail;
+            rx.hw_drops += s.hw_drops;
+        }
+        let mut tx = QueueTxStats::default();
+        for t in me.txqs.iter().skip(dev.real_num_tx_queues() as usize) {
+            let s = tx_qstats(t);
+            tx.packets += s.packets;
+            tx.bytes += s.bytes;
+            tx.hw_drops += s.hw_drops;
+            tx.stop += s.stop;
+        }
+        (rx, tx)
+    }
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What differs between the kernels devmemnic builds against (6.12 LTS and
+ * 7.2), behind one API. Kbuild probes the tree being built and defines:
+ *
+ *   DMN_OPS_LOCK          devices with queue_mgmt_ops are "ops locked": their
+ *                         NDOs, ethtool and queue ops run under dev->lock,
+ *                         and napi_{enable,disable}() take that lock (7.2)
+ *   DMN_CORE_HDS          the core owns tcp-data-split (dev->cfg->hds_config)
+ *   DMN_RESTART_EXPORTED  netdev_rx_queue_restart() is exported (namespace
+ *                         NETDEV_INTERNAL); 6.12 keeps it private, so a copy
+ *                         of its sequence lives here
+ *
+ * Nothing above the abstraction layer sees these.
+ */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
+#ifdef DMN_OPS_LOCK
+#include <net/netdev_lock.h>
+#endif
+
+#include "devmemnic_helpers.h"
+
+/*
+ * The locks a device's control operations run under: rtnl, and on 7.2 the
+ * instance lock of an ops-locked device (taken after rtnl, as the core does).
+ */
+void dmn_netdev_ops_lock(struct net_device *dev)
+{
+	rtnl_lock();
+#ifdef DMN_OPS_LOCK
+	netdev_lock(dev);
+#endif
+}
+
+void dmn_netdev_ops_unlock(struct net_device *dev)
+{
+#ifdef DMN_OPS_LOCK
+	netdev_unlock(dev);
+#endif
+	rtnl_unlock();
+}
+
+/* NAPI from a control path that holds the ops locks (NDOs, ethtool, queue ops). */
+void dmn_napi_enable_locked(struct napi_struct *napi)
+{
+#ifdef DMN_OPS_LOCK
+	napi_enable_locked(napi);
+#else
+	napi_enable(napi);
+#endif
+}
+
+void dmn_napi_disable_locked(struct napi_struct *napi)
+{
+#ifdef DMN_OPS_LOCK
+	napi_disable_locked(napi);
+#else
+	napi_disable(napi);
+#endif
+}
+
+/* NAPI off from a path that holds no device lock (teardown of a NAPI left on). */
+void dmn_napi_disable_unlocked(struct napi_struct *napi)
+{
+	napi_disable(napi);
+}
+
+/* dev_open()/dev_close() for a caller that holds the ops locks. */
+int dmn_netdev_open_locked(struct net_device *dev)
+{
+#ifdef DMN_OPS_LOCK
+	return netif_open(dev, NULL);
+#else
+	return dev_open(dev, NULL);
+#endif
+}
+
+void dmn_netdev_close_locked(struct net_device *dev)
+{
+#ifdef DMN_OPS_LOCK
+	netif_close(dev);
+#else
+	dev_close(dev);
+#endif
+}
+
+/*
+ * The device's tcp-data-split setting before userspace sets one. On 7.2 the
+ * core keeps it (and binding refuses unless it is ENABLED): start it where
+ * the device starts, so both agree. On 6.12 the driver alone keeps it.
+ */
+void dmn_netdev_init_hds(struct net_device *dev, bool enabled)
+{
+#ifdef DMN_CORE_HDS
+	dev->cfg->hds_config = enabled ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
+					 ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+#endif
+}
+
+#ifdef DMN_RESTART_EXPORTED
+MODULE_IMPORT_NS("NETDEV_INTERNAL");
+
+int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx)
+{
+	if (!netif_running(dev))
+		return -ENETDOWN;
+	if (idx >= dev->real_num_rx_queues)
+		return -EINVAL;
+	return netdev_rx_queue_restart(dev, idx);
+}
+#else
+/*
+ * netdev_rx_queue_restart() as 6.12's core does it (net/core/netdev_rx_queue.c),
+ * which 6.12 does not export: new memory first, then stop, start on the new
+ * memory, free the old; if the start fails, the queue goes back on its old
+ * memory. Under the ops locks.
+ */
+int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx)
+{
+	const struct netdev_queue_mgmt_ops *ops = dev->queue_mgmt_ops;
+	void *new_mem, *old_mem;
+	int err;
+
+	ASSERT_RTNL();
+	if (!ops)
+		return -EOPNOTSUPP;
+	if (!netif_running(dev))
+		return -ENETDOWN;
+	if (idx >= dev->real_num_rx_queues)
+		return -EINVAL;
+
+	new_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
+	if (!new_mem)
+		return -ENOMEM;
+	old_mem = kvzalloc(ops->ndo_queue_mem_size, GFP_KERNEL);
+	if (!old_mem) {
+		err = -ENOMEM;
+		goto free_new;
+	}
+	err = ops->ndo_queue_mem_alloc(dev, new_mem, idx);
+	if (err)
+		goto free_old;
+	err = ops->ndo_queue_stop(dev, old_mem, idx);
+	if (err)
+		goto free_new_queue_mem;
+	err = ops->ndo_queue_start(dev, new_mem, idx);
+	if (err) {
+		if (ops->ndo_queue_start(dev, old_mem, idx)) {
+			netdev_err(dev, "RX queue %u did not restart on its old memory\n", idx);
+			ops->ndo_queue_mem_free(dev, old_mem);
+		}
+		goto free_new_queue_mem;
+	}
+	ops->ndo_queue_mem_free(dev, old_mem);
+	kvfree(old_mem);
+	kvfree(new_mem);
+	return 0;
+
+free_new_queue_mem:
+	ops->ndo_queue_mem_free(dev, new_mem);
+free_old:
+	kvfree(old_mem);
+free_new:
+	kvfree(new_mem);
+	return err;
+}
+#endif

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: devmemnic/<parent device>/restart_rx_queue. Writing a queue index
+ * restarts that RX queue the way the core does on bind and unbind
+ * (dmn_rx_queue_restart(), compat.c), under the device's ops locks.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+
+#include "devmemnic_helpers.h"
+
+/* debugfs: devmemnic/<parent device>/restart_rx_queue; write a queue index. */
+static ssize_t dmn_restart_rx_queue_write(struct file *file, const char __user *buf,
+					  size_t len, loff_t *ppos)
+{
+	struct net_device *dev = file->private_data;
+	unsigned int idx;
+	int err;
+
+	err = kstrtouint_from_user(buf, len, 0, &idx);
+	if (err)
+		return err;
+	dmn_netdev_ops_lock(dev);
+	err = dmn_rx_queue_restart(dev, idx);
+	dmn_netdev_ops_unlock(dev);
+	return err ? err : len;
+}
+
+static const struct file_operations dmn_restart_rx_queue_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = dmn_restart_rx_queue_write,
+};
+
+struct dentry *dmn_debugfs_init(void)
+{
+	return debugfs_create_dir("devmemnic", NULL);
+}
+
+struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev)
+{
+	struct dentry *dir;
+
+	dir = debugfs_create_dir(dev_name(dev->dev.parent), root);
+	debugfs_create_file("restart_rx_queue", 0200, dir, dev, &dmn_restart_rx_queue_fops);
+	return dir;
+}
+
+void dmn_debugfs_remove(struct dentry *dir)
+{
+	debugfs_remove(dir);
+}
