@@ -10,6 +10,7 @@ use super::{
     rx::{QueueMem, RxQueue},
 };
 use crate::abstractions::{
+    errno::enetdown,
     netdev::NetDev,
     queue_mgmt::{QueueConfig, QueueMgmt},
 };
@@ -83,6 +84,11 @@ impl QueueMgmt for Nic {
 
     fn queue_stop(dev: &NetDev, data: &NicPriv, idx: u32) -> Result<Option<QueueMem>> {
         let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        // Only a running queue stops (some cores restart without checking; a
+        // refusal here fails the restart before anything changed).
+        if !dev.is_running() {
+            return Err(enetdown());
+        }
         // Frames keep arriving in the ring (the sender stops on a full ring):
         // nothing accepted is lost while the queue has no memory.
         q.napi.disable(dev, idx);
@@ -95,6 +101,9 @@ impl QueueMgmt for Nic {
 
     fn queue_start(dev: &NetDev, data: &NicPriv, idx: u32, mem: &mut Option<QueueMem>) -> Result {
         let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
+        if !dev.is_running() {
+            return Err(enetdown());
+        }
         if let Some(m) = mem.take() {
             let me = data.me();
             me.retire(q.napi.with_state(|st, off| st.install(m, off)));

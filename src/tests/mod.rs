@@ -2,8 +2,6 @@
 
 //! KUnit suites, run by KUnit when the module loads.
 
-mod parse;
+mod logic;
 mod platform;
 mod queue;
-mod steering;
-mod toeplitz;

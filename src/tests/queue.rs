@@ -117,8 +117,24 @@ fn queue_ops_check_their_arguments(test: &mut Test) {
     let data = side0(&pair);
     let lock = dev.lock_ops();
     // Memory may be built while the device is down (7.2's core does so when a
-    // provider binds to a closed device).
-    kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 0).is_ok());
+    // provider binds to a closed device), but a down queue neither stops nor
+    // starts (6.12's core would restart it regardless).
+    match Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 0) {
+        Ok(mem) => {
+            let mut mem = Some(mem);
+            kunit_expect_eq!(
+                test,
+                Nic::queue_start(dev, &data, 0, &mut mem).err(),
+                Some(enetdown())
+            );
+            kunit_expect!(test, mem.is_some());
+            kunit_expect_eq!(test, Nic::queue_stop(dev, &data, 0).err(), Some(enetdown()));
+            if let Some(m) = mem {
+                Nic::queue_mem_free(dev, &data, m);
+            }
+        }
+        Err(e) => test.fail(format_args!("queue_mem_alloc while down failed: {:?}", e)),
+    }
     kunit_expect!(test, dev.open(&lock).is_ok());
     kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &PAGE_CFG, 0).is_ok());
     kunit_expect_eq!(

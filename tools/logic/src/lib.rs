@@ -15,6 +15,8 @@ mod steering;
 mod toeplitz;
 
 #[cfg(test)]
+mod logic_tests;
+#[cfg(test)]
 mod parse_tests;
 #[cfg(test)]
 mod toeplitz_tests;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit: the Toeplitz hash against Microsoft's published RSS verification vectors.
+//! The Toeplitz hash against Microsoft's published RSS verification vectors.
 
-use crate::abstractions::kunit::Test;
-use crate::logic::toeplitz::{hash_v4, hash_v6, indirect, toeplitz_hash, DEFAULT_RSS_KEY};
+use super::toeplitz::{hash_v4, hash_v6, indirect, toeplitz_hash, DEFAULT_RSS_KEY};
+use super::Ctx;
 
 /// A published vector: (source, destination, source port, destination port,
 /// 4-tuple hash, addresses-only hash).
@@ -90,85 +90,77 @@ const V6_VECTORS: [Vector<16>; 3] = [
     ),
 ];
 
-fn ipv4_four_tuple(test: &mut Test) {
+fn ipv4_four_tuple(t: &mut Ctx) {
     for (src, dst, sport, dport, want, _) in V4_VECTORS {
-        kunit_expect_eq!(
-            test,
-            hash_v4(&DEFAULT_RSS_KEY, src, dst, sport, dport),
-            want
-        );
+        check_eq!(t, hash_v4(&DEFAULT_RSS_KEY, src, dst, sport, dport), want);
     }
 }
 
-fn ipv4_addresses_only(test: &mut Test) {
+fn ipv4_addresses_only(t: &mut Ctx) {
     for (src, dst, _, _, _, want) in V4_VECTORS {
         let mut input = [0u8; 8];
         input[..4].copy_from_slice(&src);
         input[4..].copy_from_slice(&dst);
-        kunit_expect_eq!(test, toeplitz_hash(&DEFAULT_RSS_KEY, &input), want);
+        check_eq!(t, toeplitz_hash(&DEFAULT_RSS_KEY, &input), want);
     }
 }
 
-fn ipv6_four_tuple(test: &mut Test) {
+fn ipv6_four_tuple(t: &mut Ctx) {
     for (src, dst, sport, dport, want, _) in V6_VECTORS {
-        kunit_expect_eq!(
-            test,
-            hash_v6(&DEFAULT_RSS_KEY, src, dst, sport, dport),
-            want
-        );
+        check_eq!(t, hash_v6(&DEFAULT_RSS_KEY, src, dst, sport, dport), want);
     }
 }
 
-fn ipv6_addresses_only(test: &mut Test) {
+fn ipv6_addresses_only(t: &mut Ctx) {
     for (src, dst, _, _, _, want) in V6_VECTORS {
         let mut input = [0u8; 32];
         input[..16].copy_from_slice(&src);
         input[16..].copy_from_slice(&dst);
-        kunit_expect_eq!(test, toeplitz_hash(&DEFAULT_RSS_KEY, &input), want);
+        check_eq!(t, toeplitz_hash(&DEFAULT_RSS_KEY, &input), want);
     }
 }
 
-fn hash_depends_on_every_tuple_field(test: &mut Test) {
+fn hash_depends_on_every_tuple_field(t: &mut Ctx) {
     let (src, dst, sport, dport, base, _) = V4_VECTORS[0];
     let mut src2 = src;
     src2[3] ^= 1;
     let mut dst2 = dst;
     dst2[0] ^= 0x80;
-    kunit_expect!(
-        test,
+    check!(
+        t,
         hash_v4(&DEFAULT_RSS_KEY, src2, dst, sport, dport) != base
     );
-    kunit_expect!(
-        test,
+    check!(
+        t,
         hash_v4(&DEFAULT_RSS_KEY, src, dst2, sport, dport) != base
     );
-    kunit_expect!(
-        test,
+    check!(
+        t,
         hash_v4(&DEFAULT_RSS_KEY, src, dst, sport ^ 1, dport) != base
     );
-    kunit_expect!(
-        test,
+    check!(
+        t,
         hash_v4(&DEFAULT_RSS_KEY, src, dst, sport, dport ^ 0x8000) != base
     );
 }
 
-fn zero_key_and_empty_input_hash_to_zero(test: &mut Test) {
-    kunit_expect_eq!(test, toeplitz_hash(&[0u8; 40], &[0xff; 36]), 0);
-    kunit_expect_eq!(test, toeplitz_hash(&DEFAULT_RSS_KEY, &[]), 0);
+fn zero_key_and_empty_input_hash_to_zero(t: &mut Ctx) {
+    check_eq!(t, toeplitz_hash(&[0u8; 40], &[0xff; 36]), 0);
+    check_eq!(t, toeplitz_hash(&DEFAULT_RSS_KEY, &[]), 0);
     // A single set leading bit selects exactly the first key word.
-    kunit_expect_eq!(test, toeplitz_hash(&DEFAULT_RSS_KEY, &[0x80]), 0x6d5a56da);
+    check_eq!(t, toeplitz_hash(&DEFAULT_RSS_KEY, &[0x80]), 0x6d5a56da);
 }
 
-fn indirection_table_selects_queue(test: &mut Test) {
+fn indirection_table_selects_queue(t: &mut Ctx) {
     let table = [0u32, 1, 2, 3, 4, 5, 6, 7];
-    kunit_expect_eq!(test, indirect(&table, 0x51ccc178), 0);
-    kunit_expect_eq!(test, indirect(&table, 0x10e828a2), 2);
-    kunit_expect_eq!(test, indirect(&table, 13), 5);
-    kunit_expect_eq!(test, indirect(&[3, 3], 1), 3);
-    kunit_expect_eq!(test, indirect(&[], 12345), 0);
+    check_eq!(t, indirect(&table, 0x51ccc178), 0);
+    check_eq!(t, indirect(&table, 0x10e828a2), 2);
+    check_eq!(t, indirect(&table, 13), 5);
+    check_eq!(t, indirect(&[3, 3], 1), 3);
+    check_eq!(t, indirect(&[], 12345), 0);
 }
 
-kunit_suite!(
+logic_suite!(
     toeplitz_suite,
     "devmemnic_toeplitz",
     [

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit: the receive parser on valid, truncated and lying frames.
+//! The receive parser on valid, truncated and lying frames.
 
-use crate::abstractions::kunit::Test;
-use crate::logic::parse::{parse_frame, Reject, TcpLayout, ETH_HLEN};
+use super::parse::{parse_frame, Reject, TcpLayout, ETH_HLEN};
+use super::Ctx;
 
 const MAX: usize = 256;
 
@@ -99,13 +99,13 @@ fn ipv6(next: u8, payload: u16) -> Frame {
     f
 }
 
-fn ipv4_tcp_with_options_splits(test: &mut Test) {
+fn ipv4_tcp_with_options_splits(t: &mut Ctx) {
     let mut f = ipv4(2, 6, 32 + 100);
     tcp(&mut f, 8);
     f.push(&[0xab; 100]);
     let p = parse_frame(f.bytes());
-    kunit_expect_eq!(
-        test,
+    check_eq!(
+        t,
         p.tcp,
         Ok(TcpLayout {
             header_len: 14 + 28 + 32,
@@ -113,17 +113,17 @@ fn ipv4_tcp_with_options_splits(test: &mut Test) {
         })
     );
     let key = p.key.unwrap_or_default();
-    kunit_expect_eq!(test, (key.sport, key.dport, key.proto), (1234, 5201, 6));
-    kunit_expect_eq!(test, key.src[..4], [10, 0, 0, 1]);
+    check_eq!(t, (key.sport, key.dport, key.proto), (1234, 5201, 6));
+    check_eq!(t, key.src[..4], [10, 0, 0, 1]);
 }
 
-fn ipv4_padding_is_not_payload(test: &mut Test) {
+fn ipv4_padding_is_not_payload(t: &mut Ctx) {
     // A bare ACK padded to Ethernet's 60-byte minimum.
     let mut f = ipv4(0, 6, 20);
     tcp(&mut f, 5);
     f.push(&[0; 6]);
-    kunit_expect_eq!(
-        test,
+    check_eq!(
+        t,
         parse_frame(f.bytes()).tcp,
         Ok(TcpLayout {
             header_len: 54,
@@ -132,22 +132,22 @@ fn ipv4_padding_is_not_payload(test: &mut Test) {
     );
 }
 
-fn ipv4_truncated_and_lying_headers(test: &mut Test) {
-    kunit_expect_eq!(
-        test,
+fn ipv4_truncated_and_lying_headers(t: &mut Ctx) {
+    check_eq!(
+        t,
         parse_frame(&[0u8; 13]).tcp,
         Err(Reject::TruncatedEthernet)
     );
-    kunit_expect_eq!(
-        test,
+    check_eq!(
+        t,
         parse_frame(Frame::new(0x0806).bytes()).tcp,
         Err(Reject::NotIp)
     );
     let mut f = ipv4(0, 6, 20);
     tcp(&mut f, 5);
     // Cut inside the IP header.
-    kunit_expect_eq!(
-        test,
+    check_eq!(
+        t,
         parse_frame(&f.bytes()[..ETH_HLEN + 19]).tcp,
         Err(Reject::TruncatedIp)
     );
@@ -157,41 +157,41 @@ fn ipv4_truncated_and_lying_headers(test: &mut Test) {
         len: f.len,
     };
     bad.buf[ETH_HLEN] = 0x44;
-    kunit_expect_eq!(test, parse_frame(bad.bytes()).tcp, Err(Reject::BadIhl));
+    check_eq!(t, parse_frame(bad.bytes()).tcp, Err(Reject::BadIhl));
     bad.buf[ETH_HLEN] = 0x4f;
-    kunit_expect_eq!(test, parse_frame(bad.bytes()).tcp, Err(Reject::BadIhl));
+    check_eq!(t, parse_frame(bad.bytes()).tcp, Err(Reject::BadIhl));
     // Total length longer than the frame, and shorter than the header.
     let mut bad = Frame {
         buf: f.buf,
         len: f.len,
     };
     bad.buf[ETH_HLEN + 2..ETH_HLEN + 4].copy_from_slice(&1000u16.to_be_bytes());
-    kunit_expect_eq!(test, parse_frame(bad.bytes()).tcp, Err(Reject::BadIpLength));
+    check_eq!(t, parse_frame(bad.bytes()).tcp, Err(Reject::BadIpLength));
     bad.buf[ETH_HLEN + 2..ETH_HLEN + 4].copy_from_slice(&10u16.to_be_bytes());
-    kunit_expect_eq!(test, parse_frame(bad.bytes()).tcp, Err(Reject::BadIpLength));
+    check_eq!(t, parse_frame(bad.bytes()).tcp, Err(Reject::BadIpLength));
     // Version 6 in an IPv4 ethertype.
     let mut bad = Frame {
         buf: f.buf,
         len: f.len,
     };
     bad.buf[ETH_HLEN] = 0x65;
-    kunit_expect_eq!(test, parse_frame(bad.bytes()).tcp, Err(Reject::TruncatedIp));
+    check_eq!(t, parse_frame(bad.bytes()).tcp, Err(Reject::TruncatedIp));
 }
 
-fn tcp_data_offsets(test: &mut Test) {
+fn tcp_data_offsets(t: &mut Ctx) {
     for doff in [0u8, 4, 15] {
         let mut f = ipv4(0, 6, 40);
         tcp(&mut f, 5);
         f.push(&[0; 20]);
         f.buf[ETH_HLEN + 20 + 12] = doff << 4;
         // Below the minimum of 5 words, or past the 40 bytes of IP payload.
-        kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::BadTcpHeader));
+        check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadTcpHeader));
     }
     // Largest valid offset: 60-byte header, no payload.
     let mut f = ipv4(0, 6, 60);
     tcp(&mut f, 15);
-    kunit_expect_eq!(
-        test,
+    check_eq!(
+        t,
         parse_frame(f.bytes()).tcp,
         Ok(TcpLayout {
             header_len: 94,
@@ -201,22 +201,22 @@ fn tcp_data_offsets(test: &mut Test) {
     // TCP header cut short by the IP length.
     let mut f = ipv4(0, 6, 12);
     f.push(&[0; 12]);
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::BadTcpHeader));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadTcpHeader));
 }
 
-fn ipv4_fragments_and_other_protocols(test: &mut Test) {
+fn ipv4_fragments_and_other_protocols(t: &mut Ctx) {
     let mut f = ipv4(0, 6, 20);
     tcp(&mut f, 5);
     f.buf[ETH_HLEN + 6] = 0x20; // more fragments
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::Fragment));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::Fragment));
     let mut u = ipv4(0, 17, 8);
     u.push(&[0x12, 0x34, 0x00, 0x35, 0, 8, 0, 0]);
     let p = parse_frame(u.bytes());
-    kunit_expect_eq!(test, p.tcp, Err(Reject::NotTcp));
-    kunit_expect_eq!(test, p.key.map(|k| (k.sport, k.dport)), Some((0x1234, 53)));
+    check_eq!(t, p.tcp, Err(Reject::NotTcp));
+    check_eq!(t, p.key.map(|k| (k.sport, k.dport)), Some((0x1234, 53)));
 }
 
-fn ipv6_extension_chain(test: &mut Test) {
+fn ipv6_extension_chain(t: &mut Ctx) {
     // Hop-by-hop (8) -> destination options (16) -> TCP.
     let mut f = ipv6(0, 8 + 16 + 20 + 10);
     f.push(&[60, 0, 1, 4, 0, 0, 0, 0]);
@@ -224,46 +224,46 @@ fn ipv6_extension_chain(test: &mut Test) {
     tcp(&mut f, 5);
     f.push(&[7; 10]);
     let p = parse_frame(f.bytes());
-    kunit_expect_eq!(
-        test,
+    check_eq!(
+        t,
         p.tcp,
         Ok(TcpLayout {
             header_len: 14 + 40 + 24 + 20,
             payload_len: 10
         })
     );
-    kunit_expect_eq!(test, p.key.map(|k| (k.ipv6, k.dport)), Some((true, 5201)));
+    check_eq!(t, p.key.map(|k| (k.ipv6, k.dport)), Some((true, 5201)));
 }
 
-fn ipv6_bad_extension_chains(test: &mut Test) {
+fn ipv6_bad_extension_chains(t: &mut Ctx) {
     // Nine destination-options headers: longer than the parser walks.
     let mut f = ipv6(60, 9 * 8 + 20);
     for i in 0..9 {
         f.push(&[if i == 8 { 6 } else { 60 }, 0, 1, 4, 0, 0, 0, 0]);
     }
     tcp(&mut f, 5);
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::BadExtHeaders));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadExtHeaders));
     // An extension header claiming more bytes than remain.
     let mut f = ipv6(43, 8 + 20);
     f.push(&[6, 200, 0, 0, 0, 0, 0, 0]);
     tcp(&mut f, 5);
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::BadExtHeaders));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadExtHeaders));
     // Fragment header, ESP, payload length past the frame, jumbogram.
     let mut f = ipv6(44, 8 + 20);
     f.push(&[6, 0, 0, 1, 0, 0, 0, 1]);
     tcp(&mut f, 5);
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::Fragment));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::Fragment));
     let mut f = ipv6(50, 8);
     f.push(&[0; 8]);
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::BadExtHeaders));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadExtHeaders));
     let f = ipv6(6, 20);
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::BadIpLength));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadIpLength));
     let mut f = ipv6(0, 0);
     f.push(&[6, 0, 0xc2, 4, 0, 0, 0x10, 0]);
-    kunit_expect_eq!(test, parse_frame(f.bytes()).tcp, Err(Reject::BadIpLength));
+    check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadIpLength));
 }
 
-kunit_suite!(
+logic_suite!(
     parse_suite,
     "devmemnic_parse",
     [

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit: ntuple matching, the rule table and the RX queue choice.
+//! Steering: ntuple matching, the rule table and the RX queue choice.
 
-use crate::abstractions::kunit::Test;
-use crate::logic::parse::FlowKey;
-use crate::logic::steering::{InsertError, NtupleRule, Steering, MAX_RULES};
-use crate::logic::toeplitz::{hash_v4, DEFAULT_RSS_KEY};
+use super::parse::FlowKey;
+use super::steering::{InsertError, NtupleRule, Steering, MAX_RULES};
+use super::toeplitz::{hash_v4, DEFAULT_RSS_KEY};
+use super::Ctx;
 
 fn v4_key(src: [u8; 4], dst: [u8; 4], sport: u16, dport: u16) -> FlowKey {
     let mut k = FlowKey {
@@ -30,10 +30,10 @@ fn dport_rule(loc: u32, dport: u16, queue: u32) -> NtupleRule {
     }
 }
 
-fn rule_matches_under_masks(test: &mut Test) {
+fn rule_matches_under_masks(t: &mut Ctx) {
     let k = v4_key([10, 0, 0, 1], [10, 0, 0, 2], 40000, 5201);
-    kunit_expect!(test, dport_rule(0, 5201, 3).matches(&k));
-    kunit_expect!(test, !dport_rule(0, 5202, 3).matches(&k));
+    check!(t, dport_rule(0, 5201, 3).matches(&k));
+    check!(t, !dport_rule(0, 5202, 3).matches(&k));
     // A /24 destination prefix.
     let mut r = NtupleRule {
         queue: 1,
@@ -41,24 +41,24 @@ fn rule_matches_under_masks(test: &mut Test) {
     };
     r.dst[..4].copy_from_slice(&[10, 0, 0, 99]);
     r.dst_mask[..4].copy_from_slice(&[255, 255, 255, 0]);
-    kunit_expect!(test, r.matches(&k));
+    check!(t, r.matches(&k));
     r.dst[2] = 1;
-    kunit_expect!(test, !r.matches(&k));
+    check!(t, !r.matches(&k));
     // tcp4 rules do not match IPv6 or UDP flows.
     let mut k6 = k;
     k6.ipv6 = true;
-    kunit_expect!(test, !dport_rule(0, 5201, 3).matches(&k6));
+    check!(t, !dport_rule(0, 5201, 3).matches(&k6));
     let mut udp = k;
     udp.proto = 17;
-    kunit_expect!(test, !dport_rule(0, 5201, 3).matches(&udp));
+    check!(t, !dport_rule(0, 5201, 3).matches(&udp));
 }
 
-fn rule_beats_rss_when_ntuple_on(test: &mut Test) {
+fn rule_beats_rss_when_ntuple_on(t: &mut Ctx) {
     let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
-    kunit_expect_eq!(test, s.insert(dport_rule(0, 5201, 6)), Ok(()));
+    check_eq!(t, s.insert(dport_rule(0, 5201, 6)), Ok(()));
     let k = v4_key([66, 9, 149, 187], [161, 142, 100, 80], 2794, 5201);
     let d = s.decide(Some(&k), true, 8);
-    kunit_expect_eq!(test, (d.queue, d.by_rule, d.l4), (6, true, true));
+    check_eq!(t, (d.queue, d.by_rule, d.l4), (6, true, true));
     // ntuple off: RSS decides, from the published hash of the 4-tuple.
     let d = s.decide(Some(&k), false, 8);
     let h = hash_v4(
@@ -68,74 +68,74 @@ fn rule_beats_rss_when_ntuple_on(test: &mut Test) {
         2794,
         5201,
     );
-    kunit_expect_eq!(test, d.hash, h);
-    kunit_expect_eq!(test, (d.queue, d.by_rule), (h % 128 % 8, false));
+    check_eq!(t, d.hash, h);
+    check_eq!(t, (d.queue, d.by_rule), (h % 128 % 8, false));
     // A rule whose queue is not active (channels shrunk) falls back to RSS.
     let d = s.decide(Some(&k), true, 4);
-    kunit_expect!(test, !d.by_rule && d.queue < 4);
+    check!(t, !d.by_rule && d.queue < 4);
 }
 
-fn rss_follows_table_and_active_count(test: &mut Test) {
+fn rss_follows_table_and_active_count(t: &mut Ctx) {
     let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
     s.spread(2);
     for p in 0..200u16 {
         let k = v4_key([10, 0, 0, 1], [10, 0, 0, 2], 30000 + p, 5201);
-        kunit_expect!(test, s.decide(Some(&k), true, 8).queue < 2);
+        check!(t, s.decide(Some(&k), true, 8).queue < 2);
     }
     s.indir = [5; 128];
     let k = v4_key([1, 2, 3, 4], [5, 6, 7, 8], 1, 2);
-    kunit_expect_eq!(test, s.decide(Some(&k), true, 8).queue, 5);
+    check_eq!(t, s.decide(Some(&k), true, 8).queue, 5);
     // Entries past the active queues wrap instead of naming a dead queue.
-    kunit_expect_eq!(test, s.decide(Some(&k), true, 4).queue, 1);
+    check_eq!(t, s.decide(Some(&k), true, 4).queue, 1);
     // No IP header: queue 0, no hash.
     let d = s.decide(None, true, 8);
-    kunit_expect_eq!(test, (d.queue, d.hash), (0, 0));
+    check_eq!(t, (d.queue, d.hash), (0, 0));
 }
 
-fn rule_table_insert_replace_remove(test: &mut Test) {
+fn rule_table_insert_replace_remove(t: &mut Ctx) {
     let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
-    kunit_expect_eq!(test, s.insert(dport_rule(5, 1, 1)), Ok(()));
-    kunit_expect_eq!(test, s.insert(dport_rule(2, 2, 2)), Ok(()));
-    kunit_expect_eq!(test, s.insert(dport_rule(5, 3, 3)), Ok(()));
-    kunit_expect_eq!(test, s.rules().len(), 2);
+    check_eq!(t, s.insert(dport_rule(5, 1, 1)), Ok(()));
+    check_eq!(t, s.insert(dport_rule(2, 2, 2)), Ok(()));
+    check_eq!(t, s.insert(dport_rule(5, 3, 3)), Ok(()));
+    check_eq!(t, s.rules().len(), 2);
     // Sorted by location; location 5 replaced.
-    kunit_expect_eq!(
-        test,
+    check_eq!(
+        t,
         (s.rules()[0].loc, s.rules()[1].loc, s.rules()[1].dport),
         (2, 5, 3)
     );
-    kunit_expect_eq!(test, s.free_loc(), Some(0));
-    kunit_expect!(test, s.remove(2));
-    kunit_expect!(test, !s.remove(2));
-    kunit_expect_eq!(test, s.rules().len(), 1);
+    check_eq!(t, s.free_loc(), Some(0));
+    check!(t, s.remove(2));
+    check!(t, !s.remove(2));
+    check_eq!(t, s.rules().len(), 1);
     for l in 0..MAX_RULES as u32 {
         let _ = s.insert(dport_rule(l, 9, 0));
     }
-    kunit_expect_eq!(test, s.rules().len(), MAX_RULES);
-    kunit_expect_eq!(test, s.free_loc(), None);
-    kunit_expect_eq!(
-        test,
+    check_eq!(t, s.rules().len(), MAX_RULES);
+    check_eq!(t, s.free_loc(), None);
+    check_eq!(
+        t,
         s.insert(dport_rule(MAX_RULES as u32, 9, 0)),
         Err(InsertError::Full)
     );
 }
 
-fn first_matching_rule_wins(test: &mut Test) {
+fn first_matching_rule_wins(t: &mut Ctx) {
     let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
     let any = NtupleRule {
         loc: 9,
         queue: 7,
         ..NtupleRule::default()
     };
-    kunit_expect_eq!(test, s.insert(any), Ok(()));
-    kunit_expect_eq!(test, s.insert(dport_rule(1, 80, 2)), Ok(()));
+    check_eq!(t, s.insert(any), Ok(()));
+    check_eq!(t, s.insert(dport_rule(1, 80, 2)), Ok(()));
     let k = v4_key([1, 1, 1, 1], [2, 2, 2, 2], 5, 80);
-    kunit_expect_eq!(test, s.decide(Some(&k), true, 8).queue, 2);
+    check_eq!(t, s.decide(Some(&k), true, 8).queue, 2);
     let k = v4_key([1, 1, 1, 1], [2, 2, 2, 2], 5, 81);
-    kunit_expect_eq!(test, s.decide(Some(&k), true, 8).queue, 7);
+    check_eq!(t, s.decide(Some(&k), true, 8).queue, 7);
 }
 
-kunit_suite!(
+logic_suite!(
     steering_suite,
     "devmemnic_steering",
     [

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The pure-logic suites of `src/logic/tests/`, run by KUnit here; `tools/logic`
+//! runs the same files under `cargo test` (one copy, two harnesses).
+//!
+//! A shared test is `fn case(t: &mut Ctx)` using `check!`/`check_eq!`, and each
+//! file lists its cases with `logic_suite!`; this module maps them to KUnit.
+
+use crate::logic::{parse, steering, toeplitz};
+
+/// What a shared case runs with: KUnit's context.
+type Ctx = crate::abstractions::kunit::Test;
+
+/// Fails the case unless the condition holds (`kunit_expect!`).
+macro_rules! check {
+    ($t:expr, $cond:expr $(,)?) => {
+        kunit_expect!($t, $cond)
+    };
+}
+
+/// Fails the case unless both sides are equal (`kunit_expect_eq!`).
+macro_rules! check_eq {
+    ($t:expr, $left:expr, $right:expr $(,)?) => {
+        kunit_expect_eq!($t, $left, $right)
+    };
+}
+
+/// Registers a file's cases as a KUnit suite.
+macro_rules! logic_suite {
+    ($glue:ident, $name:literal, [$($case:ident),+ $(,)?]) => {
+        kunit_suite!($glue, $name, [$($case),+]);
+    };
+}
+
+#[path = "../logic/tests/parse.rs"]
+mod parse_tests;
+#[path = "../logic/tests/steering.rs"]
+mod steering_tests;
+#[path = "../logic/tests/toeplitz.rs"]
+mod toeplitz_tests;

@@ -1,0 +1,51 @@
+//! The module's pure-logic suites (`src/logic/tests/`, also run by KUnit in the
+//! kernel), as `cargo test` tests: one `#[test]` per case.
+
+use crate::{parse, steering, toeplitz};
+
+/// What a shared case runs with on the host: a failed check panics.
+pub(crate) struct Ctx;
+
+impl Ctx {
+    /// Fails the running test with a message.
+    pub(crate) fn fail(&mut self, args: core::fmt::Arguments<'_>) {
+        panic!("{}", args)
+    }
+}
+
+/// `assert!` on the host.
+macro_rules! check {
+    ($t:expr, $cond:expr $(,)?) => {{
+        let _: &mut Ctx = $t;
+        assert!($cond)
+    }};
+}
+
+/// `assert_eq!` on the host.
+macro_rules! check_eq {
+    ($t:expr, $left:expr, $right:expr $(,)?) => {{
+        let _: &mut Ctx = $t;
+        assert_eq!($left, $right)
+    }};
+}
+
+/// One `#[test]` per listed case.
+macro_rules! logic_suite {
+    ($glue:ident, $name:literal, [$($case:ident),+ $(,)?]) => {
+        mod $glue {
+            $(
+                #[test]
+                fn $case() {
+                    super::$case(&mut super::super::Ctx)
+                }
+            )+
+        }
+    };
+}
+
+#[path = "../../../src/logic/tests/parse.rs"]
+mod parse_tests;
+#[path = "../../../src/logic/tests/steering.rs"]
+mod steering_tests;
+#[path = "../../../src/logic/tests/toeplitz.rs"]
+mod toeplitz_tests;
