@@ -40,7 +40,7 @@ impl Test {
         unsafe {
             bindings::dmn_kunit_fail(
                 self.ptr.as_ptr(),
-                (&args as *const fmt::Arguments<'_>).cast(),
+                core::ptr::from_ref(&args).cast(),
             )
         };
     }
@@ -76,7 +76,7 @@ pub(crate) const fn suite(name: &str, cases: *mut bindings::kunit_case) -> bindi
     assert!(bytes.len() < suite.name.len(), "suite name too long");
     let mut i = 0;
     while i < bytes.len() {
-        suite.name[i] = bytes[i] as _;
+        suite.name[i] = bytes[i] as kernel::ffi::c_char;
         i += 1;
     }
     suite.test_cases = cases;
@@ -123,7 +123,7 @@ macro_rules! kunit_suite {
             ];
 
             static mut SUITE: bindings::kunit_suite =
-                $crate::abstractions::kunit::suite($name, &raw mut CASES as *mut bindings::kunit_case);
+                $crate::abstractions::kunit::suite($name, (&raw mut CASES).cast::<bindings::kunit_case>());
 
             // What C's `kunit_test_suite()` emits: KUnit finds the suite here when the
             // module goes live and owns the statics above while it runs them.
