@@ -19,8 +19,15 @@
 
 #include "devmemnic_helpers.h"
 
-/* Constants bindgen cannot evaluate from function-like macros (BIT()). */
+/*
+ * Constants bindgen cannot evaluate (function-like macros such as BIT()) or
+ * names differently across kernels (7.2 makes the tcp-data-split values a
+ * named enum).
+ */
 enum {
+	DMN_TCP_DATA_SPLIT_UNKNOWN = ETHTOOL_TCP_DATA_SPLIT_UNKNOWN,
+	DMN_TCP_DATA_SPLIT_DISABLED = ETHTOOL_TCP_DATA_SPLIT_DISABLED,
+	DMN_TCP_DATA_SPLIT_ENABLED = ETHTOOL_TCP_DATA_SPLIT_ENABLED,
 #ifdef DMN_ETHTOOL_OP_NEEDS_RTNL
 	DMN_ETHTOOL_OP_NEEDS_RTNL_SCHANNELS = ETHTOOL_OP_NEEDS_RTNL_SCHANNELS,
 #endif

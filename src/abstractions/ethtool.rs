@@ -302,9 +302,9 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         ring.tx_pending = p.tx;
         ring.tx_max_pending = p.tx_max;
         kring.tcp_data_split = match p.tcp_data_split {
-            Some(true) => bindings::ETHTOOL_TCP_DATA_SPLIT_ENABLED as u8,
-            Some(false) => bindings::ETHTOOL_TCP_DATA_SPLIT_DISABLED as u8,
-            None => bindings::ETHTOOL_TCP_DATA_SPLIT_UNKNOWN as u8,
+            Some(true) => bindings::DMN_TCP_DATA_SPLIT_ENABLED as u8,
+            Some(false) => bindings::DMN_TCP_DATA_SPLIT_DISABLED as u8,
+            None => bindings::DMN_TCP_DATA_SPLIT_UNKNOWN as u8,
         };
     }
 
@@ -327,8 +327,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                 tx: ring.tx_pending,
                 tx_max: ring.tx_max_pending,
                 tcp_data_split: match u32::from(kring.tcp_data_split) {
-                    bindings::ETHTOOL_TCP_DATA_SPLIT_ENABLED => Some(true),
-                    bindings::ETHTOOL_TCP_DATA_SPLIT_DISABLED => Some(false),
+                    bindings::DMN_TCP_DATA_SPLIT_ENABLED => Some(true),
+                    bindings::DMN_TCP_DATA_SPLIT_DISABLED => Some(false),
                     _ => None,
                 },
             };

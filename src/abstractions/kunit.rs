@@ -55,8 +55,14 @@ pub(crate) const fn case(
     // SAFETY: `kunit_case` is plain data for which all-zeroes is the C initialiser.
     let mut case: bindings::kunit_case = unsafe { core::mem::zeroed() };
     case.run_case = Some(run);
-    case.name = name.as_ptr().cast();
-    case.module_name = c"devmemnic".as_ptr().cast_mut().cast();
+    // (The bytes' pointer: `CStr::as_ptr` yields a signed `c_char`, which the
+    // kernel's lints refuse.)
+    case.name = name.to_bytes_with_nul().as_ptr().cast();
+    case.module_name = c"devmemnic"
+        .to_bytes_with_nul()
+        .as_ptr()
+        .cast_mut()
+        .cast();
     case
 }
 

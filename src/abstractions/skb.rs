@@ -48,11 +48,9 @@ impl SkBuff {
 
     /// Copies `out.len()` bytes starting at `offset`, across the linear part and frags.
     pub(crate) fn copy_bits(&self, offset: usize, out: &mut [u8]) -> Result {
-        if offset
-            .checked_add(out.len())
-            .map_or(true, |end| end > self.len())
-        {
-            return Err(EINVAL);
+        match offset.checked_add(out.len()) {
+            Some(end) if end <= self.len() => {}
+            _ => return Err(EINVAL),
         }
         // SAFETY: the skb is valid; the range was checked; `out` is writable.
         kernel::error::to_result(unsafe {

@@ -13,6 +13,7 @@
  *
  * Nothing above the abstraction layer sees these.
  */
+#include <linux/ethtool.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
