@@ -37,12 +37,7 @@ impl Test {
         // SAFETY: `self.ptr` is the running case's context (type invariant), and the
         // `%pA` format of the helper takes a pointer to `fmt::Arguments`, which lives
         // until the call returns.
-        unsafe {
-            bindings::dmn_kunit_fail(
-                self.ptr.as_ptr(),
-                core::ptr::from_ref(&args).cast(),
-            )
-        };
+        unsafe { bindings::dmn_kunit_fail(self.ptr.as_ptr(), core::ptr::from_ref(&args).cast()) };
     }
 }
 
@@ -58,11 +53,7 @@ pub(crate) const fn case(
     // (The bytes' pointer: `CStr::as_ptr` yields a signed `c_char`, which the
     // kernel's lints refuse.)
     case.name = name.to_bytes_with_nul().as_ptr().cast();
-    case.module_name = c"devmemnic"
-        .to_bytes_with_nul()
-        .as_ptr()
-        .cast_mut()
-        .cast();
+    case.module_name = c"devmemnic".to_bytes_with_nul().as_ptr().cast_mut().cast();
     case
 }
 
