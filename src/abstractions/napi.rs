@@ -19,8 +19,17 @@ use super::{bindings, netdev::NetDev, skb::SkBuff};
 use core::{
     cell::UnsafeCell,
     marker::PhantomPinned,
-    sync::atomic::{AtomicBool, Ordering},
+    sync::atomic::{AtomicBool, AtomicU8, Ordering},
 };
+
+/// `Napi::reg`: not added to a device.
+const NEW: u8 = 0;
+/// `Napi::reg`: `netif_napi_add` running.
+const ADDING: u8 = 1;
+/// `Napi::reg`: added.
+const ADDED: u8 = 2;
+/// `Napi::reg`: `netif_napi_del` running.
+const DELETING: u8 = 3;
 use kernel::{prelude::*, sync::Mutex, types::Opaque};
 
 /// A NAPI context with the state its poll owns.
@@ -29,14 +38,20 @@ use kernel::{prelude::*, sync::Mutex, types::Opaque};
 ///
 /// `state` is accessed only by the owner's poll (which NAPI runs one at a time,
 /// never while disabled) or inside `with_state` with NAPI disabled or never
-/// enabled, under `ctl`. `added`/`enabled` mirror the `napi_struct`'s state and
-/// change only under `ctl`.
+/// enabled, under `ctl`. `enabled` mirrors the `napi_struct`'s state and
+/// changes only under `ctl`, and only while `reg` is `ADDED`. `reg` moves
+/// `NEW -> ADDING -> ADDED -> DELETING -> NEW`; `ADDED -> DELETING` happens
+/// under `ctl` with `enabled` false.
+///
+/// `ctl` is never held across `netif_napi_add`/`netif_napi_del`: on 7.2 those
+/// take the device's instance lock, which control paths hold when they take
+/// `ctl` (the lock order is instance lock, then `ctl`).
 #[pin_data(PinnedDrop)]
 pub(crate) struct Napi<S> {
     #[pin]
     raw: Opaque<bindings::napi_struct>,
     state: UnsafeCell<S>,
-    added: AtomicBool,
+    reg: AtomicU8,
     enabled: AtomicBool,
     #[pin]
     ctl: Mutex<()>,
@@ -148,7 +163,7 @@ impl<S> Napi<S> {
                 core::ptr::write_bytes(slot, 0, 1)
             }),
             state: UnsafeCell::new(state),
-            added: AtomicBool::new(false),
+            reg: AtomicU8::new(NEW),
             enabled: AtomicBool::new(false),
             ctl <- kernel::new_mutex!(()),
             _pin: PhantomPinned,
@@ -160,24 +175,30 @@ impl<S> Napi<S> {
         self.raw.get()
     }
 
-    /// Adds `owner`'s context to `dev`; its poll is `O::poll`.
+    /// Adds `owner`'s context to `dev`; its poll is `O::poll`. Does nothing if
+    /// it is added already. Takes the device's instance lock (7.2): call without
+    /// the ops locks held (before registering, as drivers do).
     pub(crate) fn add<O: NapiPoll<State = S>>(owner: Pin<&O>, dev: &NetDev) {
         let this = owner.napi();
-        let _ctl = this.ctl.lock();
-        if this.added.load(Ordering::Relaxed) {
+        if this
+            .reg
+            .compare_exchange(NEW, ADDING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
             return;
         }
         // SAFETY: `this` is the `HasNapi` field of the pinned `owner`, which is what
         // the trampoline recovers from it; the field's drop deletes the NAPI before
-        // the owner's other fields go (`HasNapi` contract); the device is live.
+        // the owner's other fields go (`HasNapi` contract); the device is live; the
+        // state change above makes this the only add.
         unsafe { bindings::dmn_napi_add(dev.as_raw(), this.raw.get(), Some(poll_trampoline::<O>)) };
-        this.added.store(true, Ordering::Relaxed);
+        this.reg.store(ADDED, Ordering::Release);
     }
 
     /// Enables polling (device open) and links the context to RX queue `queue`.
     pub(crate) fn enable(&self, dev: &NetDev, queue: u32) {
         let _ctl = self.ctl.lock();
-        if !self.added.load(Ordering::Relaxed) || self.enabled.load(Ordering::Relaxed) {
+        if self.reg.load(Ordering::Acquire) != ADDED || self.enabled.load(Ordering::Relaxed) {
             return;
         }
         // SAFETY: added and disabled (checked under `ctl`); callers hold the ops
@@ -244,15 +265,25 @@ impl<S> Napi<S> {
         r
     }
 
-    /// Removes the context from its device (after `disable`).
+    /// Removes the context from its device (after `disable`; else nothing
+    /// happens). Takes the device's instance lock (7.2): call without the ops
+    /// locks held.
     pub(crate) fn del(&self) {
-        let _ctl = self.ctl.lock();
-        if self.enabled.load(Ordering::Relaxed) || !self.added.load(Ordering::Relaxed) {
-            return;
+        {
+            let _ctl = self.ctl.lock();
+            if self.enabled.load(Ordering::Relaxed)
+                || self
+                    .reg
+                    .compare_exchange(ADDED, DELETING, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err()
+            {
+                return;
+            }
         }
-        // SAFETY: added and disabled: deleting is valid and waits for an RCU period.
+        // SAFETY: added and disabled, and `DELETING` keeps `enable` away:
+        // deleting is valid and waits for an RCU period.
         unsafe { bindings::dmn_napi_del(self.raw.get()) };
-        self.added.store(false, Ordering::Relaxed);
+        self.reg.store(NEW, Ordering::Release);
     }
 }
 
@@ -261,7 +292,7 @@ impl<S> PinnedDrop for Napi<S> {
     fn drop(self: Pin<&mut Self>) {
         // Owners disable and delete before dropping; if one did not, the device
         // being torn down must not keep a pointer to freed memory.
-        if self.added.load(Ordering::Relaxed) {
+        if self.reg.load(Ordering::Acquire) == ADDED {
             pr_err!("NAPI dropped while still added to its device\n");
             // SAFETY: as in `disable` and `del`: the state flags say what is valid.
             unsafe {

@@ -138,11 +138,10 @@ faults_teardown() {
 }
 
 # Sample points for a fail-nth walk over SITES sites: the first FIRST
-# (5; 20 in make stress), then SPREAD more (default 5; 30 in make stress)
-# spread evenly to the end.
-walk_points() { # sites [spread]
-	local n=$1 spread=${2:-$(tier 5 30)} first i
-	first=$(tier 5 20)
+# (default 5; 20 in make stress), then SPREAD more (default 5; 30 in make
+# stress) spread evenly to the end.
+walk_points() { # sites [spread [first]]
+	local n=$1 spread=${2:-$(tier 5 30)} first=${3:-$(tier 5 20)} i
 	seq 1 $((n < first ? n : first))
 	[ "$n" -gt "$first" ] && for i in $(seq 1 "$spread"); do echo $((first + (n - first) * i / spread)); done
 }
@@ -178,7 +177,8 @@ fail_nth_setup() {
 	wait $pid || return 1
 	sites=$(sed -n 's/.*not reached (\([0-9]*\) fault sites passed).*/\1/p' /tmp/fn.out.err)
 	[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "no fault site count: $(cat /tmp/fn.out.err)"; return 1; }
-	for n in $(walk_points "$sites"); do
+	# (Setup's first 20 sites include the ones whose failure it must handle.)
+	for n in $(walk_points "$sites" "$(tier 5 30)" 20); do
 		port=$((port + 1))
 		rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth "$n"
 		pid=$RS_PID
