@@ -27,6 +27,10 @@ kernel_module! {
     license: "GPL",
 }
 
+/// The module's name, as `kernel_module!` below gives it (KUnit reports the
+/// module's cases under it).
+pub(crate) const MODULE_NAME: &core::ffi::CStr = c"devmemnic";
+
 /// Most device pairs one load creates.
 const MAX_PAIRS: u32 = 16;
 /// Most RX/TX queues per device.

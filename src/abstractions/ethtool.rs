@@ -274,7 +274,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ) {
         // SAFETY: `info` is valid for writes during the call.
         let info = unsafe { &mut *info };
-        put_gstring(&mut info.driver, T::DRIVER.to_str().unwrap_or("devmemnic"));
+        put_gstring(&mut info.driver, T::DRIVER.to_str().unwrap_or(""));
         let _ = dev;
     }
 
@@ -629,11 +629,11 @@ impl<T: EthtoolOps> EthtoolTable<T> {
             // SAFETY: constant.
             let top = unsafe { bindings::dmn_rss_hash_top() };
             if p.hfunc != 0 && p.hfunc != top {
-                extack.msg(kernel::c_str!("devmemnic only hashes with Toeplitz"));
+                extack.msg(kernel::c_str!("only the Toeplitz hash is supported"));
                 return Err(eopnotsupp());
             }
             if p.rss_context != 0 || p.rss_delete != 0 {
-                extack.msg(kernel::c_str!("devmemnic has no extra RSS contexts"));
+                extack.msg(kernel::c_str!("additional RSS contexts are not supported"));
                 return Err(eopnotsupp());
             }
             // SAFETY: the core sized `key` and `indir` (when not null) with

@@ -46,6 +46,7 @@ impl Test {
 pub(crate) const fn case(
     name: &'static core::ffi::CStr,
     run: unsafe extern "C" fn(*mut bindings::kunit),
+    module: &'static core::ffi::CStr,
 ) -> bindings::kunit_case {
     // SAFETY: `kunit_case` is plain data for which all-zeroes is the C initialiser.
     let mut case: bindings::kunit_case = unsafe { core::mem::zeroed() };
@@ -53,7 +54,7 @@ pub(crate) const fn case(
     // (The bytes' pointer: `CStr::as_ptr` yields a signed `c_char`, which the
     // kernel's lints refuse.)
     case.name = name.to_bytes_with_nul().as_ptr().cast();
-    case.module_name = c"devmemnic".to_bytes_with_nul().as_ptr().cast_mut().cast();
+    case.module_name = module.to_bytes_with_nul().as_ptr().cast_mut().cast();
     case
 }
 
@@ -82,6 +83,8 @@ pub(crate) const fn suite(name: &str, cases: *mut bindings::kunit_case) -> bindi
 
 /// Declares a KUnit suite of `fn(&mut Test)` cases, run when the module loads.
 ///
+/// The cases are reported under the crate's `MODULE_NAME` (a `&CStr` at the
+/// crate root, the name `module!` gives).
 /// `kunit_suite!(glue_module, "suite_name", [case_a, case_b]);` generates a module
 /// `glue_module` holding the C glue; each case is a function in the calling module.
 #[macro_export]
@@ -115,6 +118,7 @@ macro_rules! kunit_suite {
                         Err(_) => panic!("case name"),
                     },
                     $case,
+                    $crate::MODULE_NAME,
                 ),)+
                 $crate::abstractions::kunit::case_end(),
             ];
