@@ -7,12 +7,13 @@ MIB=$((1024 * 1024))
 
 upstream_ncdevmem() {
 	setup_pair || return 1
-	local bytes=$(($(tier 256 1024) * MIB)) hds0 dm0
-	hds0=$(stat_of dmnic1 rx8_hds_packets peer)
-	dm0=$(stat_of dmnic1 rx8_devmem_packets peer)
-	# Upstream configures the NIC itself (through ethtool) and runs its built-in
-	# checks before serving: empty queue list, header split off, deactivating a
-	# bound queue.
+	local bytes=$(($(tier 256 1024) * MIB)) hds0 dm0 q
+	hds0=$(rx_sum dmnic1 hds_packets peer)
+	dm0=$(rx_sum dmnic1 devmem_packets peer)
+	# Upstream configures the NIC itself (through ethtool). 6.12's runs its
+	# built-in checks before serving (empty queue list, header split off,
+	# deactivating a bound queue) and binds queues 8..15 by default; 7.2's
+	# binds the last queue (it says which).
 	ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5201 -v 7 -f dmnic1 \
 		>/tmp/up.out 2>/tmp/up.err &
 	local spid=$!
@@ -25,11 +26,16 @@ upstream_ncdevmem() {
 	total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' /tmp/up.err | tail -1)
 	echo "info: upstream ncdevmem total_received=$total, $(grep -c '^received frag' /tmp/up.err) frags, each token returned"
 	[ "$total" = "$bytes" ] || { echo "total_received=$total, want $bytes"; return 1; }
-	local dm hds
-	dm=$(($(stat_of dmnic1 rx8_devmem_packets peer) - dm0))
-	hds=$(($(stat_of dmnic1 rx8_hds_packets peer) - hds0))
-	echo "info: queue 8: $hds header-split frames, $dm into the dma-buf"
+	q=$(sed -n 's/^using queues \([0-9]*\)\.\..*/\1/p' /tmp/up.err)
+	q=${q:-8}
+	local dm hds dmq
+	dm=$(($(rx_sum dmnic1 devmem_packets peer) - dm0))
+	hds=$(($(rx_sum dmnic1 hds_packets peer) - hds0))
+	dmq=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
+	echo "info: $hds header-split frames, $dm into the dma-buf, $dmq of them on queue $q"
 	[ "$dm" -gt 0 ] && [ "$dm" = "$hds" ] || { echo "payload did not go to the dma-buf"; return 1; }
+	[ "$dmq" = "$dm" ] || { echo "devmem frames on other queues than $q"; return 1; }
+}
 }
 
 # The server configures the NIC itself (header split off beforehand, no rule),

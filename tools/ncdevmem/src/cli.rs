@@ -2,6 +2,7 @@
 //! their long spellings, and ncdevmem-rs's own options.
 
 use crate::dmabuf::Provider;
+use crate::pattern::PatternEnd;
 use crate::tokens::MAX_RANGES;
 use std::net::IpAddr;
 
@@ -16,7 +17,7 @@ upstream flags:
   -c, --client IP         client address: the ntuple rule also matches src-ip and src-port
   -p, --port PORT         TCP port (default 5201); the client sends from this port too
   -f, --iface IFACE       interface whose queues to bind (server, selftest)
-  -v, --validate N        validate (client: send) the pattern 1,2,..,N-1,0 (0: off, client sends zeros; default 0)
+  -v, --validate N        validate (client: send) the pattern 1,2,..,N-1,END (0: off, client sends zeros; default 0)
   -t, --queue-start START first bound RX queue (default 8)
   -q, --queue-num NUM     number of bound RX queues (default 8)
 options:
@@ -32,6 +33,8 @@ options:
   --max-bytes N           stop after N bytes
   --bytes N               client: bytes to send
   --json                  print the summary as JSON
+  --pattern-end E         the -v pattern's closing byte: zero (6.12's upstream ncdevmem),
+                          newline (7.2's), or auto (the running kernel's; default)
 testing:
   --fail-nth N            make the Nth kernel fault site (allocation) this thread passes
                           while configuring the NIC and binding fail (CONFIG_FAULT_INJECTION)
@@ -62,6 +65,7 @@ pub struct Opts {
     pub fail_nth: Option<u32>,
     pub abuse_tokens: bool,
     pub page_pools: bool,
+    pub pattern_end: PatternEnd,
 }
 
 /// (short, long, takes a value)
@@ -87,6 +91,7 @@ const FLAGS: &[(Option<char>, &str, bool)] = &[
     (None, "fail-nth", true),
     (None, "abuse-tokens", false),
     (None, "page-pools", false),
+    (None, "pattern-end", true),
 ];
 
 fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
@@ -118,6 +123,7 @@ fn apply(o: &mut Opts, long: &str, v: Option<&str>) -> Result<(), String> {
         "fail-nth" => o.fail_nth = Some(num(v, n)?),
         "abuse-tokens" => o.abuse_tokens = true,
         "page-pools" => o.page_pools = true,
+        "pattern-end" => o.pattern_end = v.parse()?,
         _ => unreachable!("{long}"),
     }
     Ok(())

@@ -208,7 +208,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
         conn.set_read_timeout(Some(Duration::from_millis(200)))?;
     }
     let mut pattern = if o.validate >= 2 {
-        Pattern::new(o.validate)
+        Pattern::new(o.validate, o.pattern_end.byte())
     } else {
         None
     };
@@ -421,7 +421,7 @@ fn client(o: &Opts) -> io::Result<Outcome> {
     // at every write (a shorter last write sends a prefix), so sending costs
     // no per-byte work.
     let mut buf = vec![0u8; 256 * 1024];
-    if let Some(mut pattern) = Pattern::new(o.validate) {
+    if let Some(mut pattern) = Pattern::new(o.validate, o.pattern_end.byte()) {
         buf.truncate(buf.len() / pattern.period() * pattern.period());
         pattern.fill(&mut buf);
     }
