@@ -36,7 +36,6 @@ upstream_ncdevmem() {
 	[ "$dm" -gt 0 ] && [ "$dm" = "$hds" ] || { echo "payload did not go to the dma-buf"; return 1; }
 	[ "$dmq" = "$dm" ] || { echo "devmem frames on other queues than $q"; return 1; }
 }
-}
 
 # The server configures the NIC itself (header split off beforehand, no rule),
 # receives 128 MiB into a dma-buf from PROVIDER, and restores the NIC.
