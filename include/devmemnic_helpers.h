@@ -75,6 +75,7 @@ int dmn_netdev_open_locked(struct net_device *dev);
 void dmn_netdev_close_locked(struct net_device *dev);
 void dmn_netdev_init_hds(struct net_device *dev, bool enabled);
 int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
+void dmn_wait_provider_release(void);
 
 /*
  * debugfs.c: devmemnic/<parent device>/restart_rx_queue restarts an RX queue

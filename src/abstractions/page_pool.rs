@@ -228,3 +228,13 @@ impl Drop for HostFrag<'_> {
         unsafe { bindings::dmn_pp_free_frag(self.pool.as_ptr(), self.va.as_ptr()) };
     }
 }
+
+/// Waits until memory providers released by destroyed pools have finished
+/// their deferred teardown (on 7.2 a devmem binding is freed from a workqueue
+/// after its last reference, detaching its dma-buf from the pool's DMA
+/// device); sleeps. Owners call it before the DMA device goes away.
+pub(crate) fn wait_for_provider_release() {
+    // SAFETY: process context (callers may sleep); waiting has no other
+    // precondition.
+    unsafe { bindings::dmn_wait_provider_release() };
+}

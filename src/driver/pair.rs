@@ -17,6 +17,7 @@ use crate::abstractions::{
     delay::msleep,
     napi::Napi,
     netdev::{default_features, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
+    page_pool::wait_for_provider_release,
     platform::PlatformDevice,
     rcu::RcuBox,
     skb::flush_deferred_skbs,
@@ -295,5 +296,8 @@ impl Drop for Pair {
                 s.parent.pin_forever();
             }
         }
+        // The pools are gone; a binding they released may still be detaching
+        // its dma-buf from a parent (deferred by the kernel): let that finish.
+        wait_for_provider_release();
     }
 }

@@ -10,6 +10,8 @@
  *   DMN_RESTART_EXPORTED  netdev_rx_queue_restart() is exported (namespace
  *                         NETDEV_INTERNAL); 6.12 keeps it private, so a copy
  *                         of its sequence lives here
+ *   DMN_SYSTEM_PERCPU_WQ  schedule_work() queues on system_percpu_wq (7.2),
+ *                         not system_wq
  *
  * Nothing above the abstraction layer sees these.
  */
@@ -17,7 +19,9 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #ifdef DMN_OPS_LOCK
@@ -100,6 +104,28 @@ void dmn_netdev_init_hds(struct net_device *dev, bool enabled)
 #ifdef DMN_CORE_HDS
 	dev->cfg->hds_config = enabled ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
 					 ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+#endif
+}
+
+/*
+ * Waits for the deferred part of memory-provider teardown. A devmem binding's
+ * last reference can drop when a page pool is destroyed; 7.2 then frees the
+ * binding (unmapping and detaching the dma-buf from our parent device) from
+ * schedule_work(), reached through its percpu_ref's release, which may itself
+ * run from the RCU callback of percpu_ref_kill(). The parent device must
+ * outlive that: wait for pending RCU callbacks, then for the work queued by
+ * them. (6.12 frees the binding synchronously; the wait is then a no-op.)
+ * __flush_workqueue() directly, as the flush_workqueue() macro warns at
+ * build time about flushing a system-wide queue: the core queues this work
+ * there and offers nothing else to wait on. Process context; sleeps.
+ */
+void dmn_wait_provider_release(void)
+{
+	rcu_barrier();
+#ifdef DMN_SYSTEM_PERCPU_WQ
+	__flush_workqueue(system_percpu_wq);
+#else
+	__flush_workqueue(system_wq);
 #endif
 }
 
