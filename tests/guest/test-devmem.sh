@@ -7,7 +7,7 @@ MIB=$((1024 * 1024))
 
 upstream_ncdevmem() {
 	setup_pair || return 1
-	local bytes=$(($(tier 256 1024) * MIB)) hds0 dm0 q
+	local bytes=$(($(tier 64 1024) * MIB)) hds0 dm0 q
 	hds0=$(rx_sum dmnic1 hds_packets peer)
 	dm0=$(rx_sum dmnic1 devmem_packets peer)
 	# Upstream configures the NIC itself (through ethtool). 6.12's runs its
@@ -179,7 +179,7 @@ bind_unbind_loop() {
 	wait_listen 5299 || return 1
 	dmn-xfer send 10.9.0.2 5299 $((1 << 40)) 8 >/dev/null 2>&1 &
 	local bgs=$!
-	local i port pid fails=0 cycles=${CYCLES:-$(tier 20 200)} bytes=$((1 * MIB))
+	local i port pid fails=0 cycles=${CYCLES:-$(tier 10 200)} bytes=$((1 * MIB))
 	for i in $(seq 1 "$cycles"); do
 		port=$((5310 + i))
 		rs_server $port /tmp/l.out -c 10.9.0.1 -v 7 --size $((4 * MIB))

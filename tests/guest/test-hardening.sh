@@ -8,7 +8,7 @@ source /extra/lib.sh
 MIB=$((1024 * 1024))
 KNOB=/sys/kernel/debug/devmemnic/devmemnic.1/restart_rx_queue
 
-# The devmem queue restarted RESTARTS times (10, 50 in make stress) (debugfs restart_rx_queue: new memory,
+# The devmem queue restarted RESTARTS times (5, 50 in make stress) (debugfs restart_rx_queue: new memory,
 # stop, start, old memory freed, as the core does on bind and unbind) while
 # ncdevmem-rs receives validated streams into the dma-buf (as many 256 MiB
 # streams as the restarts take, each server configuring the NIC itself).
@@ -22,7 +22,7 @@ devmem_queue_restarts() {
 	echo x8 >$KNOB 2>/dev/null && { echo "restart of queue 'x8' accepted"; return 1; }
 	local bytes=$((256 * MIB)) port=5500 pid cpid last c restarts=0 stalled=0 streams=0 first
 	local want
-	want=$(tier 10 50)
+	want=$(tier 5 50)
 	while [ $restarts -lt "$want" ] && [ $streams -lt 20 ]; do
 		port=$((port + 1))
 		streams=$((streams + 1))
@@ -230,7 +230,7 @@ fail_nth_restart() {
 	ip netns exec peer ethtool -X dmnic1 equal 1 || return 1
 	bg_flow_start 5430 5
 	local n ok=0 failed=0 sites
-	sites=$(tier 30 60)
+	sites=$(tier 20 60)
 	for n in $(seq 1 "$sites"); do
 		# Both writes are builtins of this shell: no fork between arming and the restart.
 		echo "$n" >/proc/self/fail-nth
@@ -275,7 +275,7 @@ fail_nth_ethtool() {
 		ip netns exec peer $undo || return 1
 		# Every sampled request starts from this state (successes are undone).
 		before=$(queue_state)
-		for n in $(walk_points "$sites" "$(tier 10 30)"); do
+		for n in $(walk_points "$sites" "$(tier 5 30)"); do
 			out=$(ip netns exec peer dmn-xfer fault "$n" dmnic1 $op)
 			rc=$?
 			case $rc in
@@ -369,7 +369,7 @@ atomic_alloc_faults() {
 	done
 	[ -n "$threads" ] || { echo "no NAPI thread for dmnic1"; return 1; }
 	lost0=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
-	flows_start af 5650 $(($(tier 64 256) * MIB)) $(($(tier 128 512) * MIB)) 9 || return 1
+	flows_start af 5650 $(($(tier 32 256) * MIB)) $(($(tier 64 512) * MIB)) 9 || return 1
 	for t in $threads; do echo 1 >/proc/$t/make-it-fail; done
 	for d in failslab fail_page_alloc; do
 		d=/sys/kernel/debug/$d
@@ -378,10 +378,10 @@ atomic_alloc_faults() {
 		echo $rate >$d/interval
 		echo 100 >$d/probability
 	done
-	# 10 s (20 s in make stress), or until a flow ends (the window must be
+	# 6 s (20 s in make stress), or until a flow ends (the window must be
 	# under traffic).
 	local start now window
-	window=$(tier 10 20)
+	window=$(tier 6 20)
 	start=$(date +%s)
 	now=$start
 	while [ $((now - start)) -lt "$window" ] && flows_running; do
@@ -414,7 +414,7 @@ atomic_alloc_faults() {
 churn_under_traffic() {
 	setup_pair || return 1
 	local rounds=0
-	flows_start ch 5601 $(($(tier 128 512) * MIB)) $(($(tier 128 512) * MIB)) 4 || return 1
+	flows_start ch 5601 $(($(tier 64 512) * MIB)) $(($(tier 64 512) * MIB)) 4 || return 1
 	while kill -0 $FLOWS_SPID 2>/dev/null || kill -0 $FLOWS_CPID 2>/dev/null; do
 		rounds=$((rounds + 1))
 		ip netns exec peer ethtool -L dmnic1 rx 10 tx 10 || { echo "round $rounds: channels"; return 1; }

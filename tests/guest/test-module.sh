@@ -52,5 +52,5 @@ run_test module/reject-pairs-0 reject_param pairs=0 "pairs=0 is out of range"
 run_test module/reject-pairs-17 reject_param pairs=17 "pairs=17 is out of range"
 run_test module/reject-queues-0 reject_param queues=0 "queues=0 is out of range"
 run_test module/reject-queues-65 reject_param queues=65 "queues=65 is out of range"
-run_test module/load-unload-cycles load_unload_cycles "$(tier 20 100)"
+run_test module/load-unload-cycles load_unload_cycles "$(tier 10 100)"
 exit $GUEST_FAILED

@@ -196,11 +196,11 @@ veth_reference() {
 	mkdir -p /run/netns
 	ip netns add peer || return 1
 	setup_veth vref0 vref1 || return 1
-	xfer_check 10.8.0.2 5701 $(($(tier 256 1024) * MIB)) || return 1
+	xfer_check 10.8.0.2 5701 $(($(tier 64 1024) * MIB)) || return 1
 	ip link del vref0
 }
 
-# Malformed frames (10,000; 100,000 in make stress; dmn-xfer inject: every kind in turn) injected while
+# Malformed frames (5,000; 100,000 in make stress; dmn-xfer inject: every kind in turn) injected while
 # flows run, round after round until the injection ends: a copy flow (RSS
 # queues) and a devmem flow (ncdevmem-rs, queue 8) of 64 MiB each, both
 # validated; then every frame the sender queued is accounted for on the
@@ -210,8 +210,8 @@ malformed_frames() {
 	# totals are compared: a baseline read of both sides could never be atomic
 	# (IPv6 neighbour discovery runs in between).
 	setup_pair || return 1
-	local bytes=$((64 * MIB)) ipid dpid port=5810 rounds=0 t0=$SECONDS FRAMES
-	FRAMES=$(tier 10000 100000)
+	local bytes=$(($(tier 16 64) * MIB)) ipid dpid port=5810 rounds=0 t0=$SECONDS FRAMES
+	FRAMES=$(tier 5000 100000)
 	dmn-xfer inject dmnic0 "$FRAMES" 5 1514 >/tmp/mf.inj 2>&1 &
 	ipid=$!
 	while kill -0 $ipid 2>/dev/null; do
@@ -230,7 +230,7 @@ malformed_frames() {
 	wait $ipid || { echo "inject: $(cat /tmp/mf.inj)"; return 1; }
 	local inj
 	inj=$(cat /tmp/mf.inj)
-	echo "info: $inj in $((SECONDS - t0)) s, during $rounds rounds of a 64 MiB copy flow and a 64 MiB devmem flow, all valid"
+	echo "info: $inj in $((SECONDS - t0)) s, during $rounds rounds of a $((bytes / MIB)) MiB copy flow and a $((bytes / MIB)) MiB devmem flow, all valid"
 	local sent=${inj#*sent=}
 	sent=${sent%% *}
 	# Frames still in a ring are not counted yet: wait (up to 5 s) for quiet.
@@ -259,7 +259,7 @@ unload_busy() {
 run_test nic/devices devices
 run_test nic/carrier-follows-peer carrier
 run_test nic/mtu-68-to-9216 mtu_range
-run_test nic/xfer-ipv4-mtu1500-split-on xfer_case 4 1500 on "$(tier 256 1024)"
+run_test nic/xfer-ipv4-mtu1500-split-on xfer_case 4 1500 on "$(tier 64 1024)"
 run_test nic/xfer-ipv6-mtu1500-split-on xfer_case 6 1500 on 128
 run_test nic/xfer-ipv4-mtu9000-split-on xfer_case 4 9000 on 128
 run_test nic/xfer-ipv6-mtu9000-split-off xfer_case 6 9000 off 128
