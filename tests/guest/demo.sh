@@ -4,7 +4,7 @@
 d() { echo "DEMO: $*"; }
 fail() { d "FAILED: $*"; exit 1; }
 MIB=$((1024 * 1024))
-BYTES=$((256 * MIB))
+BYTES=$((${DEMO_MIB:-256} * MIB))
 
 d "guest kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo) MiB"
 d "\$ modprobe devmemnic"
