@@ -36,7 +36,7 @@ tools:
 	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer -p ncdevmem-rs
 
 module:
-	@scripts/build-module test $(if $(CLIPPY),CLIPPY=1) >/dev/null
+	@$(if $(CLIPPY),MODULE_VARIANT=clippy )scripts/build-module test $(if $(CLIPPY),CLIPPY=1) >/dev/null
 
 bootstrap:
 	scripts/bootstrap test

@@ -99,11 +99,13 @@ run_logged() {
 }
 
 # Where devmemnic.ko is built for $KERNEL's kernel of a flavour: a copy of the
-# module sources per kernel build, so objects of different kernels never mix.
+# module sources per kernel build, so objects of different kernels never mix
+# (MODULE_VARIANT, e.g. "clippy", keeps builds with other flags apart too).
 module_dir() {
+	local v="${MODULE_VARIANT:+-$MODULE_VARIANT}"
 	if [ -n "${KDIR:-}" ]; then
-		echo "$REPO/build/kdir-$(echo "$KDIR" | sha256sum | cut -c1-12)/module"
+		echo "$REPO/build/kdir-$(echo "$KDIR" | sha256sum | cut -c1-12)$v/module"
 	else
-		echo "$REPO/build/$KERNEL-$1/module"
+		echo "$REPO/build/$KERNEL-$1$v/module"
 	fi
 }
