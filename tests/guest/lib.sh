@@ -200,10 +200,14 @@ devmem_nic_setup() {
 
 # Starts an ncdevmem-rs server in the peer namespace (summary to $2) as a
 # child of this shell; its pid is left in RS_PID (for `wait`).
+# Unless the test gives --size, the dma-buf is 16 MiB in make check (binding
+# upstream's 64 MB costs tens of seconds under TCG with KASAN) and upstream's
+# 65,536,000 bytes in make stress.
 rs_server() { # port outfile [extra args]
-	local port="$1" out="$2"
+	local port="$1" out="$2" size=()
 	shift 2
-	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -p "$port" -f dmnic1 "$@" >"$out" 2>"$out.err" &
+	[[ " $* " == *" --size "* ]] || size=(--size "$(tier $((16 * 1024 * 1024)) 65536000)")
+	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -p "$port" -f dmnic1 "${size[@]}" "$@" >"$out" 2>"$out.err" &
 	RS_PID=$!
 }
 
