@@ -281,10 +281,23 @@ pool_totals() {
 	done
 }
 
+# Runs the NET_RX softirq on every CPU (a ping over loopback from a task
+# pinned to it): skbs freed from another CPU wait on that CPU's defer list,
+# with their page-pool buffers, until its next NET_RX, which an idle CPU may
+# never run. (The driver does the same at unload; this is for buffers whose
+# sockets died after it.)
+kick_net_rx() {
+	local cpu
+	for cpu in $(seq 0 $(($(nproc) - 1))); do
+		taskset -c "$cpu" ping -c 1 -W 1 127.0.0.1 >/dev/null 2>&1
+	done
+}
+
 # Waits (up to 10 s) until no destroyed page pool waits for buffers.
 pools_drained() {
 	local i out
 	for i in $(seq 1 100); do
+		kick_net_rx
 		out=$(pool_totals)
 		echo "$out" | grep -q "detached=[1-9]" || return 0
 		sleep 0.1
