@@ -11,7 +11,7 @@ GUEST_FAILED=0
 DMN_TIER="${DMN_TIER:-check}"
 tier() { if [ "$DMN_TIER" = stress ]; then echo "$2"; else echo "$1"; fi; }
 
-pass() { echo "TEST $1 PASS"; }
+pass() { echo "TEST $1 PASS${2:+ ($2)}"; }
 fail() {
 	echo "TEST $1 FAIL: $2"
 	GUEST_FAILED=1
@@ -28,19 +28,22 @@ run_test() {
 	shift
 	# shellcheck disable=SC2053
 	[ -n "${GUEST_ONLY:-}" ] && [[ $name != $GUEST_ONLY ]] && return 0
-	local out rc
+	local out rc t0 secs
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	out=$("$@" 2>&1)
 	rc=$?
+	# Guest seconds the test took (make check's time budget is spent here).
+	secs=$(awk -v t0="$t0" '{ printf "%.0fs", $1 - t0 }' /proc/uptime)
 	echo "$out" | grep '^info:' | sed "s|^info:|  $name:|"
 	if [ $rc = 0 ]; then
-		pass "$name"
+		pass "$name" "$secs"
 	else
 		echo "$out" | tail -n 20 | sed "s|^|  $name: |"
 		# The verdict line carries the test's last word, so the summary
 		# (and a CI log that keeps only its tail) says why.
 		local why
 		why=$(echo "$out" | grep -v '^info:' | grep -v '^[[:space:]]*$' | tail -n 1 | cut -c1-160)
-		fail "$name" "exit $rc${why:+: $why}"
+		fail "$name" "exit $rc after $secs${why:+: $why}"
 	fi
 	# Processes a failed test left behind would keep bindings and namespaces.
 	# ncdevmem-rs restores the NIC on SIGTERM: give it time, then kill.

@@ -23,18 +23,21 @@ fi
 for t in /extra/test-*.sh; do
 	name=$(basename "$t" .sh)
 	echo "=== $name"
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	bash "$t" || rc=1
+	awk -v t0="$t0" -v n="$name" '{ printf "=== %s took %.0fs\n", n, $1 - t0 }' /proc/uptime
 	# A test script must leave the module unloaded for the next one.
 	grep -q '^devmemnic ' /proc/modules && { rmmod devmemnic || rc=1; }
 	[ -w $KMEMLEAK ] || continue
 	# Objects younger than 5 s are never reported; scan twice, as kmemleak
 	# advises, so a pointer seen once in a stale register does not hide one.
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	sleep 6
 	echo scan >$KMEMLEAK
 	echo scan >$KMEMLEAK
 	leaks=$(cat $KMEMLEAK)
 	if [ -z "$leaks" ]; then
-		echo "TEST guest/kmemleak-clean-${name#test-} PASS"
+		awk -v t0="$t0" -v n="${name#test-}" '{ printf "TEST guest/kmemleak-clean-%s PASS (%.0fs)\n", n, $1 - t0 }' /proc/uptime
 	else
 		echo "$leaks" | head -80
 		echo "TEST guest/kmemleak-clean-${name#test-} FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
