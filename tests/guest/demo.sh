@@ -19,8 +19,8 @@ d "Two namespaces: dmnic0 (10.9.0.1) here, dmnic1 (10.9.0.2) in 'peer'."
 mkdir -p /run/netns
 ip netns add peer && ip link set dmnic1 netns peer || fail "netns"
 ip addr add 10.9.0.1/24 dev dmnic0 && ip link set dmnic0 up
-ip netns exec peer ip addr add 10.9.0.2/24 dev dmnic1
-ip netns exec peer ip link set dmnic1 up
+ip -n peer addr add 10.9.0.2/24 dev dmnic1
+ip -n peer link set dmnic1 up
 sleep 1
 
 d "\$ ncdevmem-rs -l -s 10.9.0.2 -c 10.9.0.1 -p 5201 -f dmnic1 -t 8 -q 1 -v 7   (in 'peer')"

@@ -103,10 +103,10 @@ setup_pair() {
 	ip addr add 10.9.0.1/24 dev dmnic0
 	ip -6 addr add fd00::1/64 dev dmnic0 nodad
 	ip link set dmnic0 up
-	ip netns exec peer ip addr add 10.9.0.2/24 dev dmnic1
-	ip netns exec peer ip -6 addr add fd00::2/64 dev dmnic1 nodad
-	ip netns exec peer ip link set dmnic1 up
-	ip netns exec peer ip link set lo up
+	ip -n peer addr add 10.9.0.2/24 dev dmnic1
+	ip -n peer -6 addr add fd00::2/64 dev dmnic1 nodad
+	ip -n peer link set dmnic1 up
+	ip -n peer link set lo up
 	local i
 	for i in $(seq 1 50); do
 		ip link show dmnic0 | grep -q LOWER_UP && return 0
@@ -123,8 +123,8 @@ setup_veth() {
 	ip link set "$2" netns peer || return 1
 	ip addr add 10.8.0.1/24 dev "$1"
 	ip link set "$1" up
-	ip netns exec peer ip addr add 10.8.0.2/24 dev "$2"
-	ip netns exec peer ip link set "$2" up
+	ip -n peer addr add 10.8.0.2/24 dev "$2"
+	ip -n peer link set "$2" up
 	sleep 1
 }
 
@@ -313,11 +313,16 @@ pools_drained() {
 # pool waiting), no page pool is left waiting for buffers, and nothing was
 # reported.
 unload_clean() {
+	local t0 t1
 	dmesg -c >/dev/null
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	rmmod devmemnic || { echo "rmmod failed"; return 1; }
+	t1=$(cut -d' ' -f1 /proc/uptime)
 	if dmesg | grep -q "devmem buffers still out"; then
 		echo "devmem buffers leaked"
 		return 1
 	fi
-	pools_drained
+	pools_drained || return 1
+	# (Where a slow teardown spends its time.)
+	awk -v t0="$t0" -v t1="$t1" '{ if ($1 - t0 > 5) printf "info: rmmod took %.1f s, page pools drained %.1f s later\n", t1 - t0, $1 - t1 }' /proc/uptime
 }

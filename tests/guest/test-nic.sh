@@ -52,7 +52,7 @@ xfer_case() {
 	local family="$1" mtu="$2" split="$3" mib="$4"
 	setup_pair || return 1
 	ip link set dmnic0 mtu "$mtu"
-	ip netns exec peer ip link set dmnic1 mtu "$mtu"
+	ip -n peer link set dmnic1 mtu "$mtu"
 	ip netns exec peer ethtool -G dmnic1 tcp-data-split "$split" || return 1
 	ip netns exec peer ethtool -g dmnic1 | grep -q "TCP data split:[[:space:]]*$split" || { echo "split not $split"; return 1; }
 	local addr=10.9.0.2
@@ -252,7 +252,7 @@ unload_busy() {
 	setup_pair || return 1
 	xfer_check 10.9.0.2 5601 $((4 * MIB)) >/dev/null || return 1
 	rmmod devmemnic || { echo "rmmod failed"; return 1; }
-	ip netns exec peer ip link show dmnic1 2>/dev/null && { echo "dmnic1 survived"; return 1; }
+	ip -n peer link show dmnic1 2>/dev/null && { echo "dmnic1 survived"; return 1; }
 	ip netns del peer
 }
 
@@ -260,10 +260,10 @@ run_test nic/devices devices
 run_test nic/carrier-follows-peer carrier
 run_test nic/mtu-68-to-9216 mtu_range
 run_test nic/xfer-ipv4-mtu1500-split-on xfer_case 4 1500 on "$(tier 64 1024)"
-run_test nic/xfer-ipv6-mtu1500-split-on xfer_case 6 1500 on 128
-run_test nic/xfer-ipv4-mtu9000-split-on xfer_case 4 9000 on 128
-run_test nic/xfer-ipv6-mtu9000-split-off xfer_case 6 9000 off 128
-run_test nic/xfer-ipv4-mtu1500-split-off xfer_case 4 1500 off 128
+run_test nic/xfer-ipv6-mtu1500-split-on xfer_case 6 1500 on "$(tier 32 128)"
+run_test nic/xfer-ipv4-mtu9000-split-on xfer_case 4 9000 on "$(tier 32 128)"
+run_test nic/xfer-ipv6-mtu9000-split-off xfer_case 6 9000 off "$(tier 32 128)"
+run_test nic/xfer-ipv4-mtu1500-split-off xfer_case 4 1500 off "$(tier 32 128)"
 run_test nic/veth-reference veth_reference
 run_test nic/ntuple-steers-flow ntuple
 run_test nic/rss-spreads-flows rss_spread
