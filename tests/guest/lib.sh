@@ -12,6 +12,10 @@ DMN_TIER="${DMN_TIER:-check}"
 tier() { if [ "$DMN_TIER" = stress ]; then echo "$2"; else echo "$1"; fi; }
 
 pass() { echo "TEST $1 PASS${2:+ ($2)}"; }
+
+# Seconds since boot (for timing steps), and whole seconds since such a mark.
+uptime_now() { cut -d' ' -f1 /proc/uptime; }
+secs_since() { awk -v t0="$1" '{ printf "%.0f", $1 - t0 }' /proc/uptime; }
 fail() {
 	echo "TEST $1 FAIL: $2"
 	GUEST_FAILED=1
@@ -29,11 +33,11 @@ run_test() {
 	# shellcheck disable=SC2053
 	[ -n "${GUEST_ONLY:-}" ] && [[ $name != $GUEST_ONLY ]] && return 0
 	local out rc t0 secs
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_now)
 	out=$("$@" 2>&1)
 	rc=$?
 	# Guest seconds the test took (make check's time budget is spent here).
-	secs=$(awk -v t0="$t0" '{ printf "%.0fs", $1 - t0 }' /proc/uptime)
+	secs="$(secs_since "$t0")s"
 	echo "$out" | grep '^info:' | sed "s|^info:|  $name:|"
 	if [ $rc = 0 ]; then
 		pass "$name" "$secs"
@@ -315,9 +319,9 @@ pools_drained() {
 unload_clean() {
 	local t0 t1
 	dmesg -c >/dev/null
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_now)
 	rmmod devmemnic || { echo "rmmod failed"; return 1; }
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	t1=$(uptime_now)
 	if dmesg | grep -q "devmem buffers still out"; then
 		echo "devmem buffers leaked"
 		return 1

@@ -2,6 +2,7 @@
 # Runs every guest test script copied to /extra/ (test-*.sh), in name order,
 # and after each has kmemleak scan for anything it leaked
 # (guest/kmemleak-clean-<script>).
+source /extra/lib.sh
 KMEMLEAK=/sys/kernel/debug/kmemleak
 # What boot left unreferenced is not ours: scan it now and forget it.
 if [ -w $KMEMLEAK ]; then
@@ -25,9 +26,9 @@ last=${scripts[-1]}
 for t in "${scripts[@]}"; do
 	name=$(basename "$t" .sh)
 	echo "=== $name"
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_now)
 	bash "$t" || rc=1
-	awk -v t0="$t0" -v n="$name" '{ printf "=== %s took %.0fs\n", n, $1 - t0 }' /proc/uptime
+	echo "=== $name took $(secs_since "$t0")s"
 	# A test script must leave the module unloaded for the next one.
 	grep -q '^devmemnic ' /proc/modules && { rmmod devmemnic || rc=1; }
 	[ -w $KMEMLEAK ] || continue
@@ -36,13 +37,13 @@ for t in "${scripts[@]}"; do
 	# shows in the next script's scan; after the last script, wait them out
 	# and scan twice, as kmemleak advises, so a pointer seen once in a stale
 	# register does not hide one.
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	t0=$(uptime_now)
 	[ "$t" = "$last" ] && sleep 6
 	echo scan >$KMEMLEAK
 	[ "$t" = "$last" ] && echo scan >$KMEMLEAK
 	leaks=$(cat $KMEMLEAK)
 	if [ -z "$leaks" ]; then
-		awk -v t0="$t0" -v n="${name#test-}" '{ printf "TEST guest/kmemleak-clean-%s PASS (%.0fs)\n", n, $1 - t0 }' /proc/uptime
+		pass "guest/kmemleak-clean-${name#test-}" "$(secs_since "$t0")s"
 	else
 		echo "$leaks" | head -80
 		echo "TEST guest/kmemleak-clean-${name#test-} FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
