@@ -74,6 +74,9 @@ void dmn_napi_disable_unlocked(struct napi_struct *napi);
 int dmn_netdev_open_locked(struct net_device *dev);
 void dmn_netdev_close_locked(struct net_device *dev);
 void dmn_netdev_init_hds(struct net_device *dev, bool enabled);
+void dmn_netdev_init_netmem_tx(struct net_device *dev);
+void dmn_napi_add(struct net_device *dev, struct napi_struct *napi,
+		  int (*poll)(struct napi_struct *napi, int budget), unsigned int index);
 int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 void dmn_wait_provider_release(void);
 
@@ -93,8 +96,6 @@ void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg);
 u8 dmn_rss_hash_top(void);
 
 /* NAPI. */
-typedef int (*dmn_napi_poll_fn)(struct napi_struct *napi, int budget);
-void dmn_napi_add(struct net_device *dev, struct napi_struct *napi, dmn_napi_poll_fn poll);
 void dmn_napi_del(struct napi_struct *napi);
 void dmn_napi_schedule(struct napi_struct *napi);
 struct net_device *dmn_napi_dev(struct napi_struct *napi);
@@ -113,6 +114,9 @@ void dmn_skb_mark_for_recycle(struct sk_buff *skb);
 void *dmn_skb_put(struct sk_buff *skb, unsigned int len);
 void dmn_skb_reserve(struct sk_buff *skb, int len);
 unsigned int dmn_skb_frags(const struct sk_buff *skb);
+bool dmn_skb_frags_readable(const struct sk_buff *skb);
+unsigned int dmn_skb_frag_size(const struct sk_buff *skb, unsigned int i);
+bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_addr_t *addr);
 void dmn_kfree_skb_any(struct sk_buff *skb);
 void dmn_consume_skb_any(struct sk_buff *skb);
 unsigned int dmn_skb_build_size(unsigned int data_len);
@@ -123,12 +127,13 @@ bool dmn_skb_l4_hash(const struct sk_buff *skb);
 void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4);
 
 /* Rings of pointers (ptr_ring): producer under its lock, one consumer. */
+int dmn_ring_resize(struct ptr_ring *r, unsigned int size);
+unsigned int dmn_ring_count_hint(struct ptr_ring *r);
+int dmn_ring_produce_max(struct ptr_ring *r, void *ptr, unsigned int max);
 struct ptr_ring *dmn_ring_alloc(unsigned int size);
 void dmn_ring_free(struct ptr_ring *ring);
-int dmn_ring_produce(struct ptr_ring *ring, void *ptr);
 void *dmn_ring_consume(struct ptr_ring *ring);
 bool dmn_ring_empty(struct ptr_ring *ring);
-bool dmn_ring_full(struct ptr_ring *ring);
 
 /* Page pools and netmem. */
 struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struct *napi,

@@ -2,8 +2,8 @@
 
 //! Streaming DMA mappings and the virtual NIC's "DMA engine".
 //!
-//! A real NIC writes received bytes to a bus address. devmemnic does the same
-//! with the CPU: it turns the bus address back into the page behind it (the
+//! A real NIC writes received bytes to a bus address, and reads the bytes it
+//! sends from one. devmemnic does the same with the CPU: it turns the bus address back into the page behind it (the
 //! parent device uses dma-direct, so bus address = physical address) and copies
 //! through a temporary kernel mapping. Nothing else ever looks at the buffer's
 //! `struct page`, which is what keeps dma-buf net_iovs usable later.
@@ -159,4 +159,33 @@ pub(crate) fn device_write_with(
     // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
     unsafe { bindings::dmn_kunmap_local(va.cast()) };
     r
+}
+
+/// Reads `out.len()` bytes at bus address `addr` of `dev`, as the device's TX
+/// DMA would (the bytes may span pages that are contiguous on the bus).
+///
+/// Returns `EFAULT` if part of the range is not RAM reachable by dma-direct.
+pub(crate) fn device_read(dev: DmaDev<'_>, addr: DmaAddr, out: &mut [u8]) -> Result {
+    let mut done = 0;
+    while done < out.len() {
+        let at = addr.checked_add(done as DmaAddr).ok_or(EFAULT)?;
+        let offset = (at as usize) & (kernel::page::PAGE_SIZE - 1);
+        let n = (kernel::page::PAGE_SIZE - offset).min(out.len() - done);
+        // SAFETY: `dev` is a live device (its invariant); the helper only translates.
+        let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw(), at) };
+        if page.is_null() {
+            return Err(EFAULT);
+        }
+        // SAFETY: `page` is a valid RAM page (checked by the helper); the local
+        // mapping is released below.
+        let va = unsafe { bindings::dmn_kmap_local_page(page) }.cast::<u8>();
+        // SAFETY: `va + offset .. + n` lies inside the mapped page (`n` is cut at
+        // the page end); the buffer is mapped for the device to read, so its
+        // owner does not write it while the send is in flight. `out` is ours.
+        unsafe { core::ptr::copy_nonoverlapping(va.add(offset), out[done..].as_mut_ptr(), n) };
+        // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
+        unsafe { bindings::dmn_kunmap_local(va.cast()) };
+        done += n;
+    }
+    Ok(())
 }

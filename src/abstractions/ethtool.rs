@@ -56,19 +56,30 @@ pub(crate) struct RingParams {
     pub(crate) tx_max: u32,
     /// Header split: `None` = unknown/auto in a request, else on or off.
     pub(crate) tcp_data_split: Option<bool>,
+    /// Header split threshold: frames with at most this much payload are not
+    /// split. `None` in a request on a kernel without the setting (6.12),
+    /// where a reply's value is not reported either.
+    pub(crate) hds_thresh: Option<u32>,
+    /// Largest threshold accepted.
+    pub(crate) hds_thresh_max: u32,
 }
 
-/// Channel counts, as `ethtool -l/-L` show and set them.
+/// Channel counts, as `ethtool -l/-L` show and set them: a combined channel
+/// is an RX and a TX queue, an RX (TX) channel an RX-only (TX-only) queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Channels {
-    /// Most RX channels.
+    /// Most RX-only channels.
     pub(crate) max_rx: u32,
-    /// Most TX channels.
+    /// Most TX-only channels.
     pub(crate) max_tx: u32,
-    /// Active RX channels.
+    /// Most combined channels.
+    pub(crate) max_combined: u32,
+    /// Active RX-only channels.
     pub(crate) rx: u32,
-    /// Active TX channels.
+    /// Active TX-only channels.
     pub(crate) tx: u32,
+    /// Active combined channels.
+    pub(crate) combined: u32,
 }
 
 /// Where an ethtool request's error message goes (netlink extack).
@@ -306,6 +317,11 @@ impl<T: EthtoolOps> EthtoolTable<T> {
             Some(false) => bindings::DMN_TCP_DATA_SPLIT_DISABLED as u8,
             None => bindings::DMN_TCP_DATA_SPLIT_UNKNOWN as u8,
         };
+        #[cfg(dmn_hds_thresh)]
+        {
+            kring.hds_thresh = p.hds_thresh.unwrap_or(0);
+            kring.hds_thresh_max = p.hds_thresh_max;
+        }
     }
 
     /// # Safety
@@ -331,6 +347,12 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                     bindings::DMN_TCP_DATA_SPLIT_DISABLED => Some(false),
                     _ => None,
                 },
+                #[cfg(dmn_hds_thresh)]
+                hds_thresh: Some(kring.hds_thresh),
+                #[cfg(not(dmn_hds_thresh))]
+                hds_thresh: None,
+                // (A limit the driver reports, not one userspace sets.)
+                hds_thresh_max: 0,
             };
             T::set_ringparam(nd, data, &req, &Extack::from_raw(extack))?;
             Ok(0)
@@ -351,8 +373,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         ch.max_tx = c.max_tx;
         ch.rx_count = c.rx;
         ch.tx_count = c.tx;
-        ch.max_combined = 0;
-        ch.combined_count = 0;
+        ch.max_combined = c.max_combined;
+        ch.combined_count = c.combined;
     }
 
     /// # Safety
@@ -365,14 +387,16 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a readable request.
             let (nd, data, ch) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*ch) };
-            if ch.combined_count != 0 || ch.other_count != 0 {
+            if ch.other_count != 0 {
                 return Err(EINVAL);
             }
             let req = Channels {
                 max_rx: ch.max_rx,
                 max_tx: ch.max_tx,
+                max_combined: ch.max_combined,
                 rx: ch.rx_count,
                 tx: ch.tx_count,
+                combined: ch.combined_count,
             };
             T::set_channels(nd, data, &req)?;
             Ok(0)
@@ -669,6 +693,11 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         }
         ops.supported_ring_params =
             bindings::ethtool_supported_ring_param_ETHTOOL_RING_USE_TCP_DATA_SPLIT;
+        #[cfg(dmn_hds_thresh)]
+        {
+            ops.supported_ring_params |=
+                bindings::ethtool_supported_ring_param_ETHTOOL_RING_USE_HDS_THRS;
+        }
         ops.get_drvinfo = Some(Self::get_drvinfo);
         ops.get_ringparam = Some(Self::get_ringparam);
         ops.set_ringparam = Some(Self::set_ringparam);

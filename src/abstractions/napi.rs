@@ -175,10 +175,12 @@ impl<S> Napi<S> {
         self.raw.get()
     }
 
-    /// Adds `owner`'s context to `dev`; its poll is `O::poll`. Does nothing if
-    /// it is added already. Takes the device's instance lock (7.2): call without
-    /// the ops locks held (before registering, as drivers do).
-    pub(crate) fn add<O: NapiPoll<State = S>>(owner: Pin<&O>, dev: &NetDev) {
+    /// Adds `owner`'s context to `dev` for queue `index`; its poll is `O::poll`.
+    /// Where the kernel keeps NAPI config per index (7.2), the context keeps
+    /// its NAPI ID and settings across channel changes. Does nothing if it is
+    /// added already. Takes the device's instance lock (7.2): call without the
+    /// ops locks held (before registering, as drivers do).
+    pub(crate) fn add<O: NapiPoll<State = S>>(owner: Pin<&O>, dev: &NetDev, index: u32) {
         let this = owner.napi();
         if this
             .reg
@@ -191,7 +193,15 @@ impl<S> Napi<S> {
         // the trampoline recovers from it; the field's drop deletes the NAPI before
         // the owner's other fields go (`HasNapi` contract); the device is live; the
         // state change above makes this the only add.
-        unsafe { bindings::dmn_napi_add(dev.as_raw(), this.raw.get(), Some(poll_trampoline::<O>)) };
+        // (The helper checks `index` against the device's config array.)
+        unsafe {
+            bindings::dmn_napi_add(
+                dev.as_raw(),
+                this.raw.get(),
+                Some(poll_trampoline::<O>),
+                index,
+            )
+        };
         this.reg.store(ADDED, Ordering::Release);
     }
 

@@ -306,6 +306,9 @@ pub(crate) struct NetDevConfig<'a> {
     /// Whether TCP data split starts on (kernels where the core keeps the
     /// setting learn it from here).
     pub(crate) tcp_data_split: bool,
+    /// Whether the device sends from device memory (devmem TX: it reads
+    /// net_iov frags by bus address), on kernels that have devmem TX.
+    pub(crate) devmem_tx: bool,
 }
 
 /// An allocated (and maybe registered) net device; unregistered and freed on drop.
@@ -373,6 +376,9 @@ impl<T: NetDevOps> NetDevAlloc<T> {
             (*raw).hw_features = cfg.features;
             (*raw).features = cfg.features;
             bindings::dmn_netdev_init_hds(raw, cfg.tcp_data_split);
+            if cfg.devmem_tx {
+                bindings::dmn_netdev_init_netmem_tx(raw);
+            }
         }
         // INVARIANT: allocated with `T`'s ops, a parent, and an `Arc<T::Priv>`.
         Ok(Self {

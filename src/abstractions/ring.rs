@@ -3,7 +3,10 @@
 //! A bounded ring of owned skbs between a sender and a NAPI poller (`ptr_ring`).
 
 use super::{bindings, skb::SkBuff};
-use core::ptr::NonNull;
+use core::{
+    ptr::NonNull,
+    sync::atomic::{AtomicU32, Ordering},
+};
 use kernel::prelude::*;
 
 /// A ring of skbs; producers and consumers each serialise on the ring's own
@@ -14,6 +17,8 @@ use kernel::prelude::*;
 /// `ptr` is a ring from `dmn_ring_alloc()`; every entry is an owned skb.
 pub(crate) struct SkbRing {
     ptr: NonNull<bindings::ptr_ring>,
+    /// Entries the ring has (changed only by `resize`).
+    size: AtomicU32,
 }
 
 // SAFETY: producers serialise on the ring's producer lock, consumers on its
@@ -28,14 +33,40 @@ impl SkbRing {
         // SAFETY: plain allocation.
         let raw = unsafe { bindings::dmn_ring_alloc(size) };
         // INVARIANT: freshly allocated, empty.
-        NonNull::new(raw).map(|ptr| Self { ptr }).ok_or(ENOMEM)
+        NonNull::new(raw)
+            .map(|ptr| Self {
+                ptr,
+                size: AtomicU32::new(size),
+            })
+            .ok_or(ENOMEM)
     }
 
-    /// Adds a frame; gives it back if the ring is full.
-    pub(crate) fn produce(&self, skb: SkBuff) -> core::result::Result<(), SkBuff> {
+    /// Entries the ring has.
+    pub(crate) fn size(&self) -> u32 {
+        self.size.load(Ordering::Relaxed)
+    }
+
+    /// Frames queued (an upper bound: the consumer may take some at once).
+    pub(crate) fn len_hint(&self) -> u32 {
+        // SAFETY: the ring is valid; the helper takes the producer lock.
+        unsafe { bindings::dmn_ring_count_hint(self.ptr.as_ptr()) }
+    }
+
+    /// Gives the ring `size` entries, keeping every queued frame in order;
+    /// `EBUSY` (ring unchanged) if more than `size` frames are queued.
+    pub(crate) fn resize(&self, size: u32) -> Result {
+        // SAFETY: the ring is valid; the helper takes both of its locks.
+        kernel::error::to_result(unsafe { bindings::dmn_ring_resize(self.ptr.as_ptr(), size) })?;
+        self.size.store(size, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Adds a frame unless `max` or more are queued or the ring is full;
+    /// gives it back then.
+    pub(crate) fn produce(&self, skb: SkBuff, max: u32) -> core::result::Result<(), SkBuff> {
         let raw = skb.into_raw();
         // SAFETY: the ring is valid; on success it owns `raw`.
-        if unsafe { bindings::dmn_ring_produce(self.ptr.as_ptr(), raw.cast()) } == 0 {
+        if unsafe { bindings::dmn_ring_produce_max(self.ptr.as_ptr(), raw.cast(), max) } == 0 {
             Ok(())
         } else {
             // SAFETY: the ring refused `raw`, so we still own it.
@@ -55,12 +86,6 @@ impl SkbRing {
     pub(crate) fn is_empty(&self) -> bool {
         // SAFETY: the ring is valid; the helper takes the consumer lock.
         unsafe { bindings::dmn_ring_empty(self.ptr.as_ptr()) }
-    }
-
-    /// Whether the ring is full (a hint).
-    pub(crate) fn is_full(&self) -> bool {
-        // SAFETY: the ring is valid; `ptr_ring_full` takes the producer lock.
-        unsafe { bindings::dmn_ring_full(self.ptr.as_ptr()) }
     }
 
     /// Drops every queued frame; returns how many.

@@ -4,7 +4,11 @@
 //!
 //! C header: [`include/linux/skbuff.h`](srctree/include/linux/skbuff.h)
 
-use super::{bindings, netdev::NetDev};
+use super::{
+    bindings,
+    dma::{device_read, DmaAddr, DmaDev},
+    netdev::NetDev,
+};
 use core::ptr::NonNull;
 use kernel::prelude::*;
 
@@ -61,6 +65,74 @@ impl SkBuff {
                 out.len() as i32,
             )
         })
+    }
+
+    /// Whether the CPU may read every frag (none is device memory: a dma-buf
+    /// or io_uring area net_iov).
+    pub(crate) fn frags_readable(&self) -> bool {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_frags_readable(self.ptr.as_ptr()) }
+    }
+
+    /// Bytes in the linear part.
+    fn headlen(&self) -> usize {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_headlen(self.ptr.as_ptr()) as usize }
+    }
+
+    /// Copies `out.len()` bytes starting at `offset` as the NIC's DMA engine
+    /// reads a frame it sends: host memory through the CPU, device-memory frags
+    /// (devmem TX) through their bus address on `tx_dma`, the device the
+    /// sender's buffers are mapped for. Never touches unreadable memory through
+    /// a kernel address; `EFAULT` if a frag of an unreadable skb has no bus
+    /// address or the range reaches past the frags.
+    pub(crate) fn read_as_device(
+        &self,
+        tx_dma: DmaDev<'_>,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result {
+        if self.frags_readable() {
+            return self.copy_bits(offset, out);
+        }
+        let end = match offset.checked_add(out.len()) {
+            Some(end) if end <= self.len() => end,
+            _ => return Err(EINVAL),
+        };
+        let mut pos = offset;
+        let mut start = self.headlen();
+        if pos < start {
+            let n = (start - pos).min(out.len());
+            // (The linear part is host memory even in an unreadable skb.)
+            self.copy_bits(pos, &mut out[..n])?;
+            pos += n;
+        }
+        let raw = self.ptr.as_ptr();
+        for i in 0..self.nr_frags() {
+            if pos >= end {
+                break;
+            }
+            // SAFETY: the skb is valid and `i` is below its frag count.
+            let size = unsafe { bindings::dmn_skb_frag_size(raw, i) } as usize;
+            let frag_end = start + size;
+            if pos < frag_end {
+                let mut addr: DmaAddr = 0;
+                // SAFETY: as above; `addr` is writable.
+                if !unsafe { bindings::dmn_skb_frag_net_iov_dma(raw, i, &mut addr) } {
+                    return Err(EFAULT);
+                }
+                let n = frag_end.min(end) - pos;
+                let at = (pos - offset)..(pos - offset + n);
+                device_read(tx_dma, addr + (pos - start) as DmaAddr, &mut out[at])?;
+                pos += n;
+            }
+            start = frag_end;
+        }
+        if pos == end {
+            Ok(())
+        } else {
+            Err(EFAULT)
+        }
     }
 
     /// The TX queue the core chose.

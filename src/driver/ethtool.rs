@@ -7,7 +7,7 @@ use super::{
     device::Nic,
     pair::NicPriv,
     queues,
-    rx::RING_SIZE,
+    rx::{HDS_THRESH_MAX, RING_MAX, RING_MIN},
     stats::{RX_STATS, RX_STAT_NAMES, TX_STATS, TX_STAT_NAMES},
 };
 use crate::abstractions::{
@@ -62,29 +62,65 @@ impl EthtoolOps for Nic {
     const DRIVER: &'static kernel::str::CStr = c_str!("devmemnic");
 
     fn get_ringparam(_dev: &NetDev, data: &NicPriv) -> RingParams {
+        let me = data.me();
         RingParams {
-            rx: RING_SIZE,
-            rx_max: RING_SIZE,
-            tx: RING_SIZE,
-            tx_max: RING_SIZE,
+            rx: me.rxqs.first().map_or(0, |q| q.ring.size()),
+            rx_max: RING_MAX,
+            tx: me.tx_ring.load(Ordering::Relaxed),
+            tx_max: RING_MAX,
             tcp_data_split: Some(data.me().header_split.load(Ordering::Relaxed)),
+            hds_thresh: data.me().rxqs.first().map(|q| q.hds_thresh()),
+            hds_thresh_max: HDS_THRESH_MAX,
         }
     }
 
     fn set_ringparam(dev: &NetDev, data: &NicPriv, req: &RingParams, extack: &Extack) -> Result {
-        if req.rx != RING_SIZE || req.tx != RING_SIZE {
-            extack.msg(c_str!("devmemnic rings have a fixed size of 1024"));
+        if !(RING_MIN..=RING_MAX).contains(&req.rx) || !(RING_MIN..=RING_MAX).contains(&req.tx) {
+            extack.msg(c_str!("devmemnic rings take 64 to 4096 entries"));
             return Err(EINVAL);
         }
+        let me = data.me();
+        // RX rings are resized in place, frames queued in them kept; a ring
+        // holding more frames than the new size refuses, and the rings resized
+        // before it go back (shrinking back after a failed growth could itself
+        // find too many frames: that ring then keeps the new size, still valid).
+        let old_rx = me.rxqs.first().map_or(req.rx, |q| q.ring.size());
+        if req.rx != old_rx {
+            for (i, q) in me.rxqs.iter().enumerate() {
+                if let Err(e) = q.ring.resize(req.rx) {
+                    for back in me.rxqs.iter().take(i) {
+                        let _ = back.ring.resize(old_rx);
+                    }
+                    extack.msg(c_str!(
+                        "devmemnic: an RX ring holds more frames than the new size (or no memory)"
+                    ));
+                    return Err(e);
+                }
+            }
+        }
+        me.tx_ring.store(req.tx, Ordering::Relaxed);
         // "auto" means on: splitting is what this NIC is for.
         let split = req.tcp_data_split.unwrap_or(true);
-        let me = data.me();
         let active = dev.real_num_rx_queues();
-        if !split && (0..active).any(|i| dev.rxq_has_provider(i)) {
+        let bound = (0..active).any(|i| dev.rxq_has_provider(i));
+        if !split && bound {
             extack.msg(c_str!(
                 "a devmem binding on this device needs TCP data split"
             ));
             return Err(EBUSY);
+        }
+        if let Some(t) = req.hds_thresh {
+            if t > HDS_THRESH_MAX {
+                extack.msg(c_str!("devmemnic: hds-thresh is at most 4096"));
+                return Err(EINVAL);
+            }
+            if t != 0 && bound {
+                extack.msg(c_str!("a devmem binding on this device needs hds-thresh 0"));
+                return Err(EBUSY);
+            }
+            // (Read per frame by each queue's poll: a change applies from the
+            // next frame on, with no queue restart.)
+            me.rxqs.iter().for_each(|q| q.set_hds_thresh(t));
         }
         if me.header_split.load(Ordering::Relaxed) == split {
             return Ok(());
@@ -110,29 +146,42 @@ impl EthtoolOps for Nic {
     }
 
     fn get_channels(dev: &NetDev, data: &NicPriv) -> Channels {
-        let max = data.me().rxqs.len() as u32;
+        let me = data.me();
+        let max = me.rxqs.len() as u32;
+        let (rx, tx) = (dev.real_num_rx_queues(), dev.real_num_tx_queues());
+        let combined = me.combined.load(Ordering::Relaxed).min(rx).min(tx);
         Channels {
             max_rx: max,
             max_tx: max,
-            rx: dev.real_num_rx_queues(),
-            tx: dev.real_num_tx_queues(),
+            max_combined: max,
+            rx: rx - combined,
+            tx: tx - combined,
+            combined,
         }
     }
 
     fn set_channels(dev: &NetDev, data: &NicPriv, req: &Channels) -> Result {
-        let max = data.me().rxqs.len() as u32;
-        if req.rx == 0 || req.tx == 0 || req.rx > max || req.tx > max {
+        let me = data.me();
+        let max = me.rxqs.len() as u32;
+        // Combined channels count on both sides; RX-only and TX-only ones
+        // come on top of them.
+        let (Some(rx), Some(tx)) = (
+            req.combined.checked_add(req.rx),
+            req.combined.checked_add(req.tx),
+        ) else {
+            return Err(EINVAL);
+        };
+        if rx == 0 || tx == 0 || rx > max || tx > max {
             return Err(EINVAL);
         }
-        let me = data.me();
         let old_rx = dev.real_num_rx_queues();
         // What can fail comes first (memory for queues that become active, the
         // new RSS spread), so a failed request leaves the device as it was.
-        let fresh = if dev.is_running() && req.rx > old_rx {
+        let fresh = if dev.is_running() && rx > old_rx {
             queues::new_mems(
                 dev,
                 data,
-                old_rx..req.rx,
+                old_rx..rx,
                 me.header_split.load(Ordering::Relaxed),
             )?
         } else {
@@ -148,10 +197,10 @@ impl EthtoolOps for Nic {
             let mut n = me
                 .steering
                 .read_sleepable(|s| KBox::new(s.clone(), GFP_KERNEL))?;
-            n.spread(req.rx);
+            n.spread(rx);
             Some(n)
         };
-        dev.set_real_num_queues(req.tx, req.rx)?;
+        dev.set_real_num_queues(tx, rx)?;
         if dev.is_running() {
             // Queues that became active get memory; ones that went away lose it.
             for (q, mem) in me.rxqs.iter().skip(old_rx as usize).zip(fresh) {
@@ -161,12 +210,13 @@ impl EthtoolOps for Nic {
             for q in me
                 .rxqs
                 .iter()
-                .skip(req.rx as usize)
-                .take(old_rx.saturating_sub(req.rx) as usize)
+                .skip(rx as usize)
+                .take(old_rx.saturating_sub(rx) as usize)
             {
                 queues::stop_one(dev, data, q);
             }
         }
+        me.combined.store(req.combined, Ordering::Relaxed);
         if let Some(n) = spread {
             me.steering.update(|_| Ok(n))?;
         }

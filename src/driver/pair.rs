@@ -9,7 +9,7 @@
 
 use super::{
     device::{Nic, VTABLES},
-    rx::{QueueMem, RxQueue},
+    rx::{QueueMem, RxQueue, RING_SIZE},
     tx::TxStats,
 };
 use crate::abstractions::{
@@ -23,7 +23,7 @@ use crate::abstractions::{
     skb::flush_deferred_skbs,
 };
 use crate::logic::{steering::Steering, toeplitz::DEFAULT_RSS_KEY};
-use core::sync::atomic::AtomicBool;
+use core::sync::atomic::{AtomicBool, AtomicU32};
 use kernel::{c_str, prelude::*, str::CString, sync::Arc, sync::Mutex};
 
 /// Smallest MTU (IPv4's minimum).
@@ -42,6 +42,12 @@ pub(crate) struct Side {
     pub(crate) steering: RcuBox<Steering>,
     /// Configured TCP data split; queues pick it up when their memory is (re)built.
     pub(crate) header_split: AtomicBool,
+    /// Combined channels (an RX and a TX queue each; `ethtool -L combined`):
+    /// the active queues beyond them are RX-only or TX-only channels.
+    pub(crate) combined: AtomicU32,
+    /// TX ring entries (`ethtool -G tx`): frames this device may have waiting
+    /// in the receiving queue they were steered to before its TX queue stops.
+    pub(crate) tx_ring: AtomicU32,
     /// Retired devmem queue memory whose buffers are still out (see `retire`).
     #[pin]
     graveyard: Mutex<KVec<Option<QueueMem>>>,
@@ -148,6 +154,8 @@ fn new_side(parent: PlatformDevice, queues: u32) -> Result<impl PinInit<Side, Er
         txqs,
         steering <- RcuBox::new(steering),
         header_split: AtomicBool::new(SPLIT_DEFAULT),
+        combined: AtomicU32::new(queues),
+        tx_ring: AtomicU32::new(RING_SIZE),
         graveyard <- kernel::new_mutex!(KVec::new()),
         parent,
     }? Error))
@@ -187,6 +195,7 @@ impl Pair {
                 max_mtu: MAX_MTU,
                 features: default_features(),
                 tcp_data_split: SPLIT_DEFAULT,
+                devmem_tx: true,
             };
             let data = Arc::new(
                 NicPriv {
@@ -202,7 +211,7 @@ impl Pair {
             // No carrier until both sides are up (see `open`).
             alloc.dev().carrier_off();
             for q in pair.side(side).rxqs.iter() {
-                Napi::add(q.as_ref(), alloc.dev());
+                Napi::add(q.as_ref(), alloc.dev(), q.index);
             }
             Ok(alloc)
         };

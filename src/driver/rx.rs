@@ -11,7 +11,7 @@
 
 use super::stats::Counter;
 use crate::abstractions::{
-    dma::device_write_with,
+    dma::{device_write_with, DmaDev},
     module_ref::ModuleRef,
     napi::{Napi, NapiCtx, NapiOff, NapiPoll},
     netdev::NetDev,
@@ -20,11 +20,16 @@ use crate::abstractions::{
     skb::{build_size, rx_headroom, SkBuff},
 };
 use crate::logic::parse::parse_prefix;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{prelude::*, sync::Mutex};
 
-/// Entries of each RX ring (frames in flight from the peer).
+/// Entries of each RX ring (frames in flight from the peer) at load, and the
+/// sizes `ethtool -G rx|tx` accepts.
 pub(crate) const RING_SIZE: u32 = 1024;
+pub(crate) const RING_MIN: u32 = 64;
+pub(crate) const RING_MAX: u32 = 4096;
+/// Largest header-split threshold (`ethtool -G hds-thresh`): a page of payload.
+pub(crate) const HDS_THRESH_MAX: u32 = 4096;
 
 /// Per-RX-queue counters (`ethtool -S`, qstats).
 #[derive(Default)]
@@ -39,6 +44,9 @@ pub(crate) struct RxStats {
     pub(crate) devmem_packets: Counter,
     /// Frames received whole into host memory (no split possible or wanted).
     pub(crate) linear: Counter,
+    /// Of those, TCP frames not split because their payload (per segment) was
+    /// at or below the header-split threshold.
+    pub(crate) below_hds_thresh: Counter,
     /// Frames dropped: no buffer from a pool.
     pub(crate) alloc_fail: Counter,
     /// Frames dropped: ring full, queue down, or DMA failure.
@@ -59,6 +67,9 @@ pub(crate) struct RxQueue {
     /// took frames: that poll wakes the peer's stopped queues (set after the
     /// stop, so a poll that misses it leaves the sender's own recheck to wake).
     pub(crate) sender_stopped: AtomicBool,
+    /// Header-split threshold: TCP frames with at most this much payload per
+    /// segment are received whole (`ethtool -G hds-thresh`).
+    hds_thresh: AtomicU32,
     /// Held while the kernel has a memory provider on this queue.
     #[pin]
     binding_ref: Mutex<Option<ModuleRef>>,
@@ -75,8 +86,19 @@ impl RxQueue {
             stats: RxStats::default(),
             index,
             sender_stopped: AtomicBool::new(false),
+            hds_thresh: AtomicU32::new(0),
             binding_ref <- kernel::new_mutex!(None),
         }? Error))
+    }
+
+    /// The header-split threshold.
+    pub(crate) fn hds_thresh(&self) -> u32 {
+        self.hds_thresh.load(Ordering::Relaxed)
+    }
+
+    /// Sets the header-split threshold (from the next frame on).
+    pub(crate) fn set_hds_thresh(&self, t: u32) {
+        self.hds_thresh.store(t, Ordering::Relaxed)
     }
 
     /// Keeps the module loaded exactly while a memory provider sits on this
@@ -200,6 +222,21 @@ impl RxState {
     }
 }
 
+/// A frame from the ring and the device its sender's buffers are mapped for:
+/// what this NIC's DMA engine reads it through (devmem TX frames carry
+/// device-memory frags the CPU may not touch).
+struct Wire<'a> {
+    frame: &'a SkBuff,
+    tx_dma: DmaDev<'a>,
+}
+
+impl Wire<'_> {
+    /// Reads `out.len()` frame bytes from `offset`.
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result {
+        self.frame.read_as_device(self.tx_dma, offset, out)
+    }
+}
+
 /// Why a frame was not delivered.
 enum RxError {
     /// No buffer from a pool.
@@ -219,13 +256,20 @@ impl NapiPoll for RxQueue {
 
     fn poll(&self, ctx: &NapiCtx<'_>, st: &mut RxState, budget: i32) -> i32 {
         let mut done = 0;
+        // Frames on this ring come from the peer; without one (teardown) the
+        // frames are read through our own device (only host memory arrives then).
+        let sender = ctx.dev().peer().unwrap_or(ctx.dev());
         while done < budget {
             let Some(frame) = self.ring.consume() else {
                 break;
             };
             done += 1;
             let len = frame.len() as u64;
-            match self.receive(ctx, st, &frame) {
+            let wire = Wire {
+                frame: &frame,
+                tx_dma: sender.dma_dev(),
+            };
+            match self.receive(ctx, st, &wire) {
                 Ok(skb) => {
                     self.stats.packets.add(u64::from(frame.segments()));
                     self.stats.bytes.add(len);
@@ -260,27 +304,37 @@ impl RxQueue {
         &self,
         ctx: &NapiCtx<'_>,
         st: &mut RxState,
-        frame: &SkBuff,
+        wire: &Wire<'_>,
     ) -> Result<SkBuff, RxError> {
         let dev = ctx.dev();
+        let frame = wire.frame;
         let Some(mem) = st.mem.as_ref() else {
             return Err(RxError::Fault);
         };
         let len = frame.len();
         let mut peek = [0u8; MAX_HEADER];
         let n = len.min(MAX_HEADER);
-        frame.copy_bits(0, &mut peek[..n])?;
+        wire.read(0, &mut peek[..n])?;
         let layout = if mem.split {
             parse_prefix(&peek[..n], len).tcp.ok()
         } else {
             None
         };
+        // A super-frame's payload is compared per wire segment, as a NIC sees it.
+        let thresh = self.hds_thresh() as usize;
+        let segment_payload = |payload: usize| payload.div_ceil(frame.segments().max(1) as usize);
         let mut skb = match layout {
+            Some(l) if l.payload_len > 0 && segment_payload(l.payload_len) <= thresh => {
+                let skb = self.receive_linear(dev, mem, wire, len)?;
+                self.stats.linear.add(1);
+                self.stats.below_hds_thresh.add(1);
+                skb
+            }
             Some(l)
                 if l.payload_len > 0
                     && l.payload_len.div_ceil(kernel::page::PAGE_SIZE) <= MAX_FRAGS =>
             {
-                let skb = self.receive_split(dev, mem, frame, l.header_len, l.payload_len)?;
+                let skb = self.receive_split(dev, mem, wire, l.header_len, l.payload_len)?;
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);
@@ -288,7 +342,7 @@ impl RxQueue {
                 skb
             }
             _ => {
-                let skb = self.receive_linear(dev, mem, frame, len)?;
+                let skb = self.receive_linear(dev, mem, wire, len)?;
                 self.stats.linear.add(1);
                 skb
             }
@@ -309,12 +363,12 @@ impl RxQueue {
         &self,
         dev: &NetDev,
         mem: &QueueMem,
-        frame: &SkBuff,
+        wire: &Wire<'_>,
         header_len: usize,
         payload_len: usize,
     ) -> Result<SkBuff, RxError> {
-        let mut skb = self.head_from(dev, &mem.header, frame, header_len)?;
-        self.frags_from(dev, &mem.payload, frame, &mut skb, header_len, payload_len)?;
+        let mut skb = self.head_from(dev, &mem.header, wire, header_len)?;
+        self.frags_from(dev, &mem.payload, wire, &mut skb, header_len, payload_len)?;
         Ok(skb)
     }
 
@@ -324,24 +378,24 @@ impl RxQueue {
         &self,
         dev: &NetDev,
         mem: &QueueMem,
-        frame: &SkBuff,
+        wire: &Wire<'_>,
         len: usize,
     ) -> Result<SkBuff, RxError> {
         if build_size(len as u32) as usize <= kernel::page::PAGE_SIZE {
-            return self.head_from(dev, &mem.header, frame, len);
+            return self.head_from(dev, &mem.header, wire, len);
         }
         let head = LINEAR_HEAD.min(len);
-        let mut skb = self.head_from(dev, &mem.header, frame, head)?;
-        self.frags_from(dev, &mem.header, frame, &mut skb, head, len - head)?;
+        let mut skb = self.head_from(dev, &mem.header, wire, head)?;
+        self.frags_from(dev, &mem.header, wire, &mut skb, head, len - head)?;
         Ok(skb)
     }
 
-    /// An skb whose head holds `frame[..len]`, in a host fragment of `pool`.
+    /// An skb whose head holds the frame's first `len` bytes, in a host fragment of `pool`.
     fn head_from(
         &self,
         dev: &NetDev,
         pool: &PagePool,
-        frame: &SkBuff,
+        wire: &Wire<'_>,
         len: usize,
     ) -> Result<SkBuff, RxError> {
         let frag = pool
@@ -352,17 +406,17 @@ impl RxQueue {
             dev.dma_dev(),
             frag.dma_addr() + u64::from(headroom),
             len,
-            |dst| frame.copy_bits(0, dst),
+            |dst| wire.read(0, dst),
         )?;
         Ok(SkBuff::build(frag, headroom, len as u32)?)
     }
 
-    /// Appends `frame[from..from + len]` to `skb` as page-sized buffers of `pool`.
+    /// Appends frame bytes `from..from + len` to `skb` as page-sized buffers of `pool`.
     fn frags_from(
         &self,
         dev: &NetDev,
         pool: &PagePool,
-        frame: &SkBuff,
+        wire: &Wire<'_>,
         skb: &mut SkBuff,
         from: usize,
         len: usize,
@@ -373,7 +427,7 @@ impl RxQueue {
         while off < end {
             let n = (end - off).min(kernel::page::PAGE_SIZE);
             let buf = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
-            device_write_with(dma, buf.dma_addr(), n, |dst| frame.copy_bits(off, dst))?;
+            device_write_with(dma, buf.dma_addr(), n, |dst| wire.read(off, dst))?;
             skb.add_netmem_frag(buf, 0, n as u32)?;
             off += n;
         }

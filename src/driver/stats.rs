@@ -43,20 +43,22 @@ pub(crate) type RxField = fn(&RxStats) -> &Counter;
 /// The per-TX-queue counters of `ethtool -S` (`tx<N>_<name>`).
 pub(crate) type TxField = fn(&TxStats) -> &Counter;
 
-pub(crate) const RX_STATS: [(&str, RxField); 7] = [
+pub(crate) const RX_STATS: [(&str, RxField); 8] = [
     ("packets", |s| &s.packets),
     ("bytes", |s| &s.bytes),
     ("hds_packets", |s| &s.hds_packets),
     ("devmem_packets", |s| &s.devmem_packets),
     ("linear", |s| &s.linear),
+    ("below_hds_thresh", |s| &s.below_hds_thresh),
     ("alloc_fail", |s| &s.alloc_fail),
     ("drops", |s| &s.drops),
 ];
-pub(crate) const TX_STATS: [(&str, TxField); 4] = [
+pub(crate) const TX_STATS: [(&str, TxField); 5] = [
     ("packets", |t| &t.packets),
     ("bytes", |t| &t.bytes),
     ("dropped", |t| &t.dropped),
     ("stops", |t| &t.stops),
+    ("devmem_packets", |t| &t.devmem_packets),
 ];
 
 /// The names of `RX_STATS` and `TX_STATS`, as ethtool's trait wants them.

@@ -2,6 +2,10 @@
 
 //! The transmit path: a frame sent on one side goes onto the ring of the RX
 //! queue the other side's steering picks (ntuple rule, else RSS).
+//!
+//! A frame sent from device memory (devmem TX) travels as it is: its payload
+//! is read by bus address when the receiving side "DMA"s it, and the sender's
+//! buffers complete (the skb is freed) only after that read.
 
 use super::{pair::NicPriv, stats::Counter};
 use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff};
@@ -22,6 +26,8 @@ pub(crate) struct TxStats {
     pub(crate) dropped: Counter,
     /// Times the queue stopped on a full peer ring.
     pub(crate) stops: Counter,
+    /// Frames sent from device memory (devmem TX: payload read by bus address).
+    pub(crate) devmem_packets: Counter,
 }
 
 /// `ndo_start_xmit`: hands `skb` to the peer's RX queue, or reports the ring full.
@@ -45,7 +51,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
     // Steer on the receiving side's configuration.
     let mut peek = [0u8; STEER_PEEK];
     let n = skb.len().min(STEER_PEEK);
-    let key = match skb.copy_bits(0, &mut peek[..n]) {
+    let key = match skb.read_as_device(dev.dma_dev(), 0, &mut peek[..n]) {
         Ok(()) => parse_prefix(&peek[..n], skb.len()).key,
         Err(_) => None,
     };
@@ -60,14 +66,19 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
         return TxOutcome::Done;
     };
     let len = skb.len() as u64;
+    let from_device_memory = !skb.frags_readable();
     // The receive side reports this hash (NETIF_F_RXHASH).
     if decision.hash != 0 {
         skb.set_hash(decision.hash, decision.l4);
     }
-    match q.ring.produce(skb) {
+    let limit = data.me().tx_ring.load(Ordering::Relaxed);
+    match q.ring.produce(skb, limit) {
         Ok(()) => {
             stats.packets.add(1);
             stats.bytes.add(len);
+            if from_device_memory {
+                stats.devmem_packets.add(1);
+            }
             q.napi.schedule();
             TxOutcome::Done
         }
@@ -77,7 +88,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
             q.sender_stopped.store(true, Ordering::SeqCst);
             stats.stops.add(1);
             q.napi.schedule();
-            if !q.ring.is_full() {
+            if q.ring.len_hint() < limit.min(q.ring.size()) {
                 dev.txq_wake(txq);
             }
             TxOutcome::Busy(skb)

@@ -10,6 +10,11 @@
  *   DMN_RESTART_EXPORTED  netdev_rx_queue_restart() is exported (namespace
  *                         NETDEV_INTERNAL); 6.12 keeps it private, so a copy
  *                         of its sequence lives here
+ *   DMN_NETMEM_TX         devices declare devmem TX (dev->netmem_tx): the
+ *                         core then hands them skbs whose frags are net_iovs
+ *                         (7.2)
+ *   DMN_NAPI_CONFIG       netif_napi_add_config(): a NAPI keeps its ID and
+ *                         settings per index across channel changes (7.2)
  *   DMN_SYSTEM_PERCPU_WQ  schedule_work() queues on system_percpu_wq (7.2),
  *                         not system_wq
  *
@@ -105,6 +110,36 @@ void dmn_netdev_init_hds(struct net_device *dev, bool enabled)
 	dev->cfg->hds_config = enabled ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
 					 ETHTOOL_TCP_DATA_SPLIT_DISABLED;
 #endif
+}
+
+/*
+ * Devmem TX: the device reads net_iov frags through their bus address, as a
+ * real NIC's TX DMA does (NETMEM_TX_DMA). Set before registering; 6.12 has
+ * no devmem TX, and the core there never hands a device such skbs to send.
+ */
+void dmn_netdev_init_netmem_tx(struct net_device *dev)
+{
+#ifdef DMN_NETMEM_TX
+	dev->netmem_tx = NETMEM_TX_DMA;
+#endif
+}
+
+/*
+ * Adds a NAPI for queue @index. Where the kernel keeps NAPI config per index
+ * (ID, threaded, busy-poll settings), use it, so the queue's NAPI keeps its
+ * ID across channel changes and restarts; an index beyond the device's
+ * config array gets a plain NAPI.
+ */
+void dmn_napi_add(struct net_device *dev, struct napi_struct *napi,
+		  int (*poll)(struct napi_struct *napi, int budget), unsigned int index)
+{
+#ifdef DMN_NAPI_CONFIG
+	if (index < max(dev->num_rx_queues, dev->num_tx_queues)) {
+		netif_napi_add_config(dev, napi, poll, index);
+		return;
+	}
+#endif
+	netif_napi_add(dev, napi, poll);
 }
 
 /*

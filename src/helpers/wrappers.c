@@ -225,11 +225,6 @@ void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg)
 
 /* NAPI. */
 
-void dmn_napi_add(struct net_device *dev, struct napi_struct *napi, dmn_napi_poll_fn poll)
-{
-	netif_napi_add(dev, napi, poll);
-}
-
 int dmn_napi_gro_receive(struct napi_struct *napi, struct sk_buff *skb)
 {
 	return napi_gro_receive(napi, skb);
@@ -347,6 +342,31 @@ unsigned int dmn_skb_frags(const struct sk_buff *skb)
 	return skb_shinfo(skb)->nr_frags;
 }
 
+bool dmn_skb_frags_readable(const struct sk_buff *skb)
+{
+	return skb_frags_readable(skb);
+}
+
+unsigned int dmn_skb_frag_size(const struct sk_buff *skb, unsigned int i)
+{
+	return skb_frag_size(&skb_shinfo(skb)->frags[i]);
+}
+
+/*
+ * Frag @i of @skb when it is a net_iov (device memory): the bus address of
+ * its first byte on the device its owner mapped it for (for devmem TX, the
+ * device bind-tx attached the dma-buf to). False for a page frag.
+ */
+bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_addr_t *addr)
+{
+	const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
+
+	if (!skb_frag_is_net_iov(frag))
+		return false;
+	*addr = page_pool_get_dma_addr_netmem(skb_frag_netmem(frag)) + skb_frag_off(frag);
+	return true;
+}
+
 void dmn_kfree_skb_any(struct sk_buff *skb)
 {
 	dev_kfree_skb_any(skb);
@@ -385,10 +405,78 @@ void dmn_ring_free(struct ptr_ring *ring)
 	kfree(ring);
 }
 
-/* The _bh variants: the ring is used from xmit, NAPI and process context. */
-int dmn_ring_produce(struct ptr_ring *ring, void *ptr)
+/*
+ * Entries queued, under the producer lock (the consumer may take some
+ * meanwhile: the count is an upper bound).
+ */
+static unsigned int dmn_ring_count(struct ptr_ring *r)
 {
-	return ptr_ring_produce_bh(ring, ptr);
+	int head = READ_ONCE(r->consumer_head);
+
+	if (!READ_ONCE(r->queue[head]))
+		return 0;
+	return (READ_ONCE(r->producer) - head + r->size) % r->size ?: r->size;
+}
+
+unsigned int dmn_ring_count_hint(struct ptr_ring *r)
+{
+	unsigned int n;
+
+	/* (The producer lock keeps a resize from swapping the queue under us.) */
+	spin_lock_bh(&r->producer_lock);
+	n = dmn_ring_count(r);
+	spin_unlock_bh(&r->producer_lock);
+	return n;
+}
+
+/*
+ * Resizes @r to @size entries keeping every queued frame in order, or fails
+ * with -EBUSY, leaving the ring as it was, if more than @size are queued: a
+ * NIC does not drop frames it accepted because its ring shrank. (Entries are
+ * queued from consumer_head to producer; a full ring has both equal and its
+ * head slot taken.)
+ */
+int dmn_ring_resize(struct ptr_ring *r, unsigned int size)
+{
+	void **queue, **old;
+	unsigned long flags;
+	unsigned int count;
+
+	if (!size || size > KMALLOC_MAX_SIZE / sizeof(void *))
+		return -EINVAL;
+	queue = kvmalloc_array(size, sizeof(void *), GFP_KERNEL | __GFP_ZERO);
+	if (!queue)
+		return -ENOMEM;
+	spin_lock_irqsave(&r->consumer_lock, flags);
+	spin_lock(&r->producer_lock);
+	count = dmn_ring_count(r);
+	if (count > size) {
+		spin_unlock(&r->producer_lock);
+		spin_unlock_irqrestore(&r->consumer_lock, flags);
+		kvfree(queue);
+		return -EBUSY;
+	}
+	old = __ptr_ring_swap_queue(r, queue, size, GFP_ATOMIC, NULL);
+	spin_unlock(&r->producer_lock);
+	spin_unlock_irqrestore(&r->consumer_lock, flags);
+	kvfree(old);
+	return 0;
+}
+
+/* The _bh variants: the ring is used from xmit, NAPI and process context. */
+
+/* Adds @ptr unless @max or more entries are queued (-ENOSPC) or the ring is full. */
+int dmn_ring_produce_max(struct ptr_ring *r, void *ptr, unsigned int max)
+{
+	int ret;
+
+	spin_lock_bh(&r->producer_lock);
+	if (dmn_ring_count(r) >= max)
+		ret = -ENOSPC;
+	else
+		ret = __ptr_ring_produce(r, ptr);
+	spin_unlock_bh(&r->producer_lock);
+	return ret;
 }
 
 void *dmn_ring_consume(struct ptr_ring *ring)
@@ -399,11 +487,6 @@ void *dmn_ring_consume(struct ptr_ring *ring)
 bool dmn_ring_empty(struct ptr_ring *ring)
 {
 	return ptr_ring_empty_bh(ring);
-}
-
-bool dmn_ring_full(struct ptr_ring *ring)
-{
-	return ptr_ring_full(ring);
 }
 
 /* Page pools. */

@@ -82,7 +82,7 @@ fn restart_swaps_memory_and_keeps_frames(test: &mut Test) {
     let before = q.stats.linear.get() + q.stats.drops.get();
     for _ in 0..5 {
         match SkBuff::test_frame(60) {
-            Ok(skb) => kunit_expect!(test, q.ring.produce(skb).is_ok()),
+            Ok(skb) => kunit_expect!(test, q.ring.produce(skb, u32::MAX).is_ok()),
             Err(_) => test.fail(format_args!("no test frame")),
         }
     }

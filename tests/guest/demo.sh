@@ -11,7 +11,7 @@ d "\$ modprobe devmemnic"
 modprobe devmemnic || fail "modprobe"
 dmesg | grep 'devmemnic: [0-9]* pairs' | sed 's/^\[[^]]*\] */DEMO:   /'
 d "  $(ethtool -i dmnic0 | grep -E 'driver|bus-info' | tr '\n' ' ')"
-d "  $(ethtool -l dmnic0 | awk '/Current/ {c=1} c && /RX:/ {print "RX channels: " $2}')," \
+d "  $(ethtool -l dmnic0 | awk '/Current/ {c=1} c && /Combined:/ {print "combined channels: " $2}')," \
 	"$(ethtool -g dmnic0 | grep 'TCP data split')"
 
 d ""

@@ -13,6 +13,10 @@ tier() { if [ "$DMN_TIER" = stress ]; then echo "$2"; else echo "$1"; fi; }
 
 pass() { echo "TEST $1 PASS${2:+ ($2)}"; }
 
+# Whether the running kernel has 7.2's devmem features (bind-tx, hds-thresh;
+# the guest's upstream ncdevmem then has TX mode, -z, -n, -L): 7.2, not 6.12.
+# (bind-tx's handler came with all of them.)
+devmem72_kernel() { grep -qw netdev_nl_bind_tx_doit /proc/kallsyms; }
 # Seconds since boot (for timing steps), and whole seconds since such a mark.
 uptime_now() { cut -d' ' -f1 /proc/uptime; }
 secs_since() { awk -v t0="$1" '{ printf "%.0f", $1 - t0 }' /proc/uptime; }

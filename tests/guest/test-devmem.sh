@@ -131,7 +131,7 @@ bound_queue_guards() {
 	echo "$out" | grep -qE "needs TCP data split|tcp-data-split while device has memory provider" ||
 		{ echo "no reason given: $out"; return 1; }
 	rmmod devmemnic 2>/dev/null && { echo "rmmod while bound succeeded"; return 1; }
-	ip netns exec peer ethtool -L dmnic1 rx 8 tx 8 2>/dev/null && { echo "bound queues deactivated"; return 1; }
+	ip netns exec peer ethtool -L dmnic1 combined 8 2>/dev/null && { echo "bound queues deactivated"; return 1; }
 	ncdevmem-rs -s 10.9.0.2 -p 5203 -v 7 --bytes $((8 * MIB)) >/dev/null || return 1
 	wait $pid || return 1
 	check_rs_summary /tmp/g.out $((8 * MIB)) || return 1
@@ -215,7 +215,29 @@ bind_unbind_loop() {
 	echo "info: after rmmod: no devmem buffer outstanding"
 }
 
+# Upstream 7.2's HDS sweep (devmem.py check_rx_hds), ncdevmem unmodified:
+# for each payload size from 1 to 8192 bytes, a fresh ncdevmem -L (fail on
+# any payload outside the dma-buf) receives one write of that size; every
+# size must be split, even a 1-byte payload (hds-thresh 0).
+upstream_hds_sweep() {
+	setup_pair || return 1
+	local size port=5230 pid n=0 below0
+	below0=$(rx_sum dmnic1 below_hds_thresh peer)
+	for size in 1 8 16 32 64 128 256 512 1024 2048 4096 8192; do
+		port=$((port + 1))
+		ip netns exec peer ncdevmem -l -f dmnic1 -s 10.9.0.2 -p $port -L >/tmp/hds.$size 2>&1 &
+		pid=$!
+		wait_listen $port || return 1
+		dmn-xfer send 10.9.0.2 $port $size 3 >/dev/null || { echo "size $size: send failed"; return 1; }
+		wait $pid || { echo "size $size: ncdevmem failed: $(grep -v '^received\|^recvmsg' /tmp/hds.$size | tail -3)"; return 1; }
+		n=$((n + 1))
+	done
+	echo "info: $n payload sizes 1..8192 received into the dma-buf, no linear payload"
+	[ "$(rx_sum dmnic1 below_hds_thresh peer)" = "$below0" ] || { echo "frames were left whole"; return 1; }
+}
+
 run_test devmem/upstream-ncdevmem upstream_ncdevmem
+devmem72_kernel && run_test devmem/upstream-hds-sweep upstream_hds_sweep
 run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf
 run_test devmem/ncdevmem-rs-dma-heap rs_provider dma-heap
 run_test devmem/ncdevmem-rs-ipv6 rs_ipv6

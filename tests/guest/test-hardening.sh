@@ -253,7 +253,7 @@ queue_state() {
 }
 
 # A kernel fault at sampled sites of two ethtool requests on dmnic1 (dmn-xfer
-# fault: fail-nth in the requesting task): channels 8 -> 16 (queue sysfs
+# fault: fail-nth in the requesting task): combined channels 8 -> 16 (queue sysfs
 # objects, 8 queues' page pools, the RSS spread) and header split off (every
 # queue's memory rebuilt), while a validated flow runs. Each request either
 # succeeds or fails with channels, split and RSS table exactly as before; the
@@ -261,12 +261,12 @@ queue_state() {
 fail_nth_ethtool() {
 	setup_pair || return 1
 	faults_setup || return 1
-	ip netns exec peer ethtool -L dmnic1 rx 8 tx 8 || return 1
+	ip netns exec peer ethtool -L dmnic1 combined 8 || return 1
 	bg_flow_start 5440 6
 	local op undo n out rc before sites ok=0 failed=0 bad=0 acks_lost=0 summary=""
-	for op in "channels 16 16" "split off"; do
+	for op in "combined 16" "split off"; do
 		case $op in
-		channels*) undo="ethtool -L dmnic1 rx 8 tx 8" ;;
+		combined*) undo="ethtool -L dmnic1 combined 8" ;;
 		split*) undo="ethtool -G dmnic1 tcp-data-split on" ;;
 		esac
 		out=$(ip netns exec peer dmn-xfer fault 100000000 dmnic1 $op) || { echo "$op: $out"; return 1; }
@@ -424,8 +424,8 @@ churn_under_traffic() {
 	flows_start ch 5601 $(($(tier 64 512) * MIB)) $(($(tier 64 512) * MIB)) 4 || return 1
 	while kill -0 $FLOWS_SPID 2>/dev/null || kill -0 $FLOWS_CPID 2>/dev/null; do
 		rounds=$((rounds + 1))
-		ip netns exec peer ethtool -L dmnic1 rx 10 tx 10 || { echo "round $rounds: channels"; return 1; }
-		ethtool -L dmnic0 rx 10 tx 10 || return 1
+		ip netns exec peer ethtool -L dmnic1 combined 10 || { echo "round $rounds: channels"; return 1; }
+		ethtool -L dmnic0 combined 10 || return 1
 		ip link set dmnic0 mtu 9000 || return 1
 		ip -n peer link set dmnic1 mtu 9000 || return 1
 		ip netns exec peer ethtool -X dmnic1 equal 4 || return 1
@@ -433,8 +433,8 @@ churn_under_traffic() {
 		sleep 0.2
 		ip -n peer link set dmnic1 up || return 1
 		sleep 1
-		ip netns exec peer ethtool -L dmnic1 rx 16 tx 16 || return 1
-		ethtool -L dmnic0 rx 16 tx 16 || return 1
+		ip netns exec peer ethtool -L dmnic1 combined 16 || return 1
+		ethtool -L dmnic0 combined 16 || return 1
 		ip link set dmnic0 mtu 1500 || return 1
 		ip -n peer link set dmnic1 mtu 1500 || return 1
 		ip netns exec peer ethtool -X dmnic1 equal 8 || return 1

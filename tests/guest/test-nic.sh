@@ -15,7 +15,7 @@ devices() {
 	m0=$(cat /sys/class/net/dmnic0/address)
 	m1=$(cat /sys/class/net/dmnic1/address)
 	[ "$m0" != "$m1" ] || { echo "same MAC on both"; return 1; }
-	ethtool -l dmnic0 | grep -A2 'Current' | grep -q 'RX:[[:space:]]*16' || { echo "want 16 RX channels"; return 1; }
+	ethtool -l dmnic0 | grep -A4 'Current' | grep -q 'Combined:[[:space:]]*16' || { echo "want 16 combined channels"; return 1; }
 	[ "$(ls /sys/class/net/dmnic0/queues | grep -c rx-)" = 16 ] || return 1
 	ethtool -g dmnic0 | grep -q 'TCP data split:[[:space:]]*on' || { echo "header split not on"; return 1; }
 	rmmod devmemnic
@@ -153,10 +153,14 @@ rss_spread() {
 bad_ethtool() {
 	modprobe devmemnic || return 1
 	local out
-	out=$(ethtool -G dmnic0 rx 512 2>&1) && { echo "-G rx 512 accepted"; return 1; }
-	echo "$out" | grep -q 'fixed size' || { echo "no extack message: $out"; return 1; }
-	ethtool -L dmnic0 rx 0 2>/dev/null && { echo "-L rx 0 accepted"; return 1; }
-	ethtool -L dmnic0 rx 17 2>/dev/null && { echo "-L rx 17 accepted"; return 1; }
+	out=$(ethtool -G dmnic0 rx 32 2>&1) && { echo "-G rx 32 accepted"; return 1; }
+	echo "$out" | grep -q '64 to 4096' || { echo "no extack message: $out"; return 1; }
+	ethtool -G dmnic0 tx 8192 2>/dev/null && { echo "-G tx 8192 accepted"; return 1; }
+	ethtool -L dmnic0 combined 0 2>/dev/null && { echo "-L combined 0 accepted"; return 1; }
+	ethtool -L dmnic0 combined 17 2>/dev/null && { echo "-L combined 17 accepted"; return 1; }
+	ethtool -L dmnic0 rx 1 2>/dev/null && { echo "-L rx 1 beside 16 combined accepted"; return 1; }
+	ethtool -L dmnic0 combined 0 rx 0 tx 4 2>/dev/null && { echo "-L without RX queues accepted"; return 1; }
+	ethtool -L dmnic0 other 1 2>/dev/null && { echo "-L other 1 accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 dst-port 1 action 99 2>/dev/null && { echo "action 99 accepted"; return 1; }
 	ethtool -N dmnic0 flow-type udp4 dst-port 1 action 1 2>/dev/null && { echo "udp4 accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 tos 4 action 1 2>/dev/null && { echo "tos accepted"; return 1; }
@@ -166,8 +170,8 @@ bad_ethtool() {
 	out=$(ethtool -X dmnic0 hfunc xor 2>&1) && { echo "hfunc xor accepted"; return 1; }
 	# Shrinking channels below a rule's queue is refused by the ethtool core.
 	ethtool -N dmnic0 flow-type tcp4 dst-port 7 action 7 || return 1
-	ethtool -L dmnic0 rx 4 2>/dev/null && { echo "-L rx 4 with a rule on queue 7 accepted"; return 1; }
-	ethtool -L dmnic0 rx 16 tx 16 || return 1
+	ethtool -L dmnic0 combined 4 2>/dev/null && { echo "-L combined 4 with a rule on queue 7 accepted"; return 1; }
+	ethtool -L dmnic0 combined 16 || return 1
 	# 64 rules fit, a 65th does not.
 	local i
 	for i in $(seq 1 63); do ethtool -N dmnic0 flow-type tcp4 dst-port $((1000 + i)) action 1 || return 1; done
@@ -175,20 +179,89 @@ bad_ethtool() {
 	rmmod devmemnic
 }
 
+# Queues under each channel layout: RX-only and TX-only channels (combined
+# 0), combined ones with extra RX ones, back to the default of 16 combined.
+queue_counts() { # -> "RX TX" queues of dmnic1
+	echo "$(ip netns exec peer ls /sys/class/net/dmnic1/queues | grep -c rx-)" \
+		"$(ip netns exec peer ls /sys/class/net/dmnic1/queues | grep -c tx-)"
+}
+
 channels() {
 	setup_pair || return 1
-	ip netns exec peer ethtool -L dmnic1 rx 2 tx 2 || return 1
-	[ "$(ip netns exec peer ls /sys/class/net/dmnic1/queues | grep -c rx-)" = 2 ] || return 1
+	ip netns exec peer ethtool -L dmnic1 combined 0 rx 2 tx 3 || return 1
+	[ "$(queue_counts)" = "2 3" ] || { echo "combined 0 rx 2 tx 3: queues $(queue_counts)"; return 1; }
+	ip netns exec peer ethtool -l dmnic1 | grep -A4 Current | tr -s ' \t' ' ' | grep -q "Combined: 0" ||
+		{ echo "combined count not 0"; return 1; }
 	queue_packets >/tmp/q0
 	for p in 5501 5502 5503 5504; do xfer_check 10.9.0.2 $p $((1 * MIB)) $p >/dev/null || return 1; done
 	queue_packets >/tmp/q1
 	local outside
 	outside=$(paste /tmp/q0 /tmp/q1 | awk '$1 >= 2 { t += $4 - $2 } END { print t + 0 }')
 	[ "$outside" = 0 ] || { echo "$outside packets on inactive queues"; return 1; }
-	ip netns exec peer ethtool -L dmnic1 rx 16 tx 16 || return 1
+	ip netns exec peer ethtool -L dmnic1 combined 2 rx 1 tx 0 || return 1
+	[ "$(queue_counts)" = "3 2" ] || { echo "combined 2 rx 1: queues $(queue_counts)"; return 1; }
+	ip netns exec peer ethtool -L dmnic1 combined 16 rx 0 || return 1
+	[ "$(queue_counts)" = "16 16" ] || { echo "combined 16: queues $(queue_counts)"; return 1; }
 	xfer_check 10.9.0.2 5505 $((4 * MIB)) >/dev/null || return 1
 	teardown_pair
 }
+
+# RX and TX rings resized (4096, 64, back to 1024) while a validated flow
+# runs through them: every size is reported back, no accepted frame is lost
+# (the flow stays valid), and a 64-entry TX ring stops the sender (counted).
+rings() {
+	setup_pair || return 1
+	local size stops0 drops0
+	stops0=$(tx_stops dmnic0)
+	drops0=$(rx_sum dmnic1 drops peer)
+	bg_flow_start 5510 4
+	for size in 4096 64 1024; do
+		sleep 1
+		ip netns exec peer ethtool -G dmnic1 rx $size || { echo "rx $size refused"; return 1; }
+		ethtool -G dmnic0 tx $size || { echo "tx $size refused"; return 1; }
+		ip netns exec peer ethtool -g dmnic1 | grep -A5 Current | grep -q "^RX:[[:space:]]*$size$" ||
+			{ echo "dmnic1 does not report rx $size"; return 1; }
+		ethtool -g dmnic0 | grep -A5 Current | grep -q "^TX:[[:space:]]*$size$" ||
+			{ echo "dmnic0 does not report tx $size"; return 1; }
+		[ $size = 64 ] && sleep 2
+	done
+	bg_flow_stop_check 5510 || return 1
+	[ "$(rx_sum dmnic1 drops peer)" = "$drops0" ] || { echo "frames dropped on dmnic1"; return 1; }
+	echo "info: rings 4096 -> 64 -> 1024 under traffic; $(($(tx_stops dmnic0) - stops0)) TX queue stops, no frame dropped"
+}
+
+# The header-split threshold (7.2; dmn-xfer hds-thresh sets it through the
+# ethtool netlink family): 600-byte writes stay whole under a 1024-byte
+# threshold while a bulk flow's full-sized segments split; at 4096 those are
+# whole too; above hds-thresh-max the request fails and nothing changes.
+hds_thresh() {
+	setup_pair || return 1
+	local out below0 hds0 below hds
+	out=$(ip netns exec peer dmn-xfer hds-thresh dmnic1 1024) || { echo "$out"; return 1; }
+	[ "$out" = "hds-thresh=1024 hds-thresh-max=4096" ] || { echo "reported: $out"; return 1; }
+	below0=$(rx_sum dmnic1 below_hds_thresh peer)
+	hds0=$(rx_sum dmnic1 hds_packets peer)
+	for p in 5521 5522 5523; do xfer_check 10.9.0.2 $p 600 >/dev/null || return 1; done
+	below=$(($(rx_sum dmnic1 below_hds_thresh peer) - below0))
+	[ "$below" -ge 3 ] || { echo "600-byte payloads: $below frames left whole, want 3"; return 1; }
+	xfer_check 10.9.0.2 5524 $((4 * MIB)) >/dev/null || return 1
+	hds=$(($(rx_sum dmnic1 hds_packets peer) - hds0))
+	# (4 MiB is at least 64 frames: TSO super-frames of up to 64 KiB.)
+	[ "$hds" -ge 32 ] || { echo "bulk flow under 1024: only $hds frames split"; return 1; }
+	ip netns exec peer dmn-xfer hds-thresh dmnic1 4096 >/dev/null || return 1
+	below0=$(rx_sum dmnic1 below_hds_thresh peer)
+	hds0=$(rx_sum dmnic1 hds_packets peer)
+	xfer_check 10.9.0.2 5525 $((4 * MIB)) >/dev/null || return 1
+	below=$(($(rx_sum dmnic1 below_hds_thresh peer) - below0))
+	hds=$(($(rx_sum dmnic1 hds_packets peer) - hds0))
+	echo "info: threshold 1024: 600-byte payloads whole, bulk split; 4096: bulk $below frames whole, $hds split"
+	[ "$below" -ge 32 ] && [ "$hds" = 0 ] || { echo "bulk flow under 4096: $below frames whole, $hds split"; return 1; }
+	ip netns exec peer dmn-xfer hds-thresh dmnic1 4097 2>/dev/null && { echo "hds-thresh 4097 accepted"; return 1; }
+	out=$(ip netns exec peer dmn-xfer hds-thresh dmnic1 0) || return 1
+	[ "$out" = "hds-thresh=0 hds-thresh-max=4096" ] || { echo "reported after reset: $out"; return 1; }
+}
+
+tx_stops() { ethtool -S "$1" | awk '$1 ~ /^tx[0-9]+_stops:$/ { t += $2 } END { print t + 0 }'; }
 
 # The same 1 GiB over veth, in the same boot: the reference the devmemnic
 # figures are read against (data checked; the time is printed, not asserted).
@@ -268,6 +341,8 @@ run_test nic/veth-reference veth_reference
 run_test nic/ntuple-steers-flow ntuple
 run_test nic/rss-spreads-flows rss_spread
 run_test nic/channels channels
+run_test nic/rings-resized-under-traffic rings
+devmem72_kernel && run_test nic/hds-thresh hds_thresh
 run_test nic/bad-ethtool-requests bad_ethtool
 run_test nic/malformed-frames-counted malformed_frames
 run_test nic/rmmod-while-busy unload_busy

@@ -1,4 +1,5 @@
-//! The command line: upstream ncdevmem's getopt flags (`ls:c:p:v:q:t:f:`),
+//! The command line: upstream ncdevmem's getopt flags (7.2's
+//! `Lls:c:p:v:q:t:f:z:n`),
 //! their long spellings, and ncdevmem-rs's own options.
 
 use crate::dmabuf::Provider;
@@ -9,19 +10,26 @@ use std::net::IpAddr;
 pub const USAGE: &str = "usage:
   ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM] [options]
   ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N          (client: send the pattern)
+  ncdevmem-rs -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-z CHUNK] [-v N --bytes N]
+                                                             (devmem TX from a dma-buf; Linux 7.2+)
   ncdevmem-rs --selftest -f IFACE [-t START] [-q NUM]        (bind-rx checks; root)
   ncdevmem-rs --page-pools                                   (list this namespace's page pools)
 upstream flags:
   -l, --listen            server mode
   -s, --server IP         server address (IPv4 or IPv6); required except with --selftest
-  -c, --client IP         client address: the ntuple rule also matches src-ip and src-port
+  -c, --client IP         client address: the ntuple rule also matches src-ip and src-port;
+                          devmem TX binds the socket to it
   -p, --port PORT         TCP port (default 5201); the client sends from this port too
-  -f, --iface IFACE       interface whose queues to bind (server, selftest)
+  -f, --iface IFACE       interface whose queues to bind (server, selftest); without -l,
+                          send from a dma-buf bound to it for TX (stdin's lines, one send
+                          each, as upstream; with --bytes N, N bytes of the -v pattern)
+  -z, --max-chunk N       devmem TX: cut each send into iovecs of at most N bytes
+  -n, --no-config         do not touch the NIC (no header split, RSS or ntuple changes)
+  -L, --fail-on-linear    server: fail if any payload arrives outside the dma-buf
   -v, --validate N        validate (client: send) the pattern 1,2,..,N-1,END (0: off, client sends zeros; default 0)
   -t, --queue-start START first bound RX queue (default 8)
   -q, --queue-num NUM     number of bound RX queues (default 8)
 options:
-  --no-config             do not touch the NIC (no header split, RSS or ntuple changes)
   --selftest              run the bind-rx checks on -f IFACE and exit (TAP-like output)
   --page-pools            list the page pools of this namespace's devices (inflight
                           buffers; detached: destroyed, waiting for buffers) and exit
@@ -66,6 +74,8 @@ pub struct Opts {
     pub abuse_tokens: bool,
     pub page_pools: bool,
     pub pattern_end: PatternEnd,
+    pub max_chunk: usize,
+    pub fail_on_linear: bool,
 }
 
 /// (short, long, takes a value)
@@ -79,6 +89,9 @@ const FLAGS: &[(Option<char>, &str, bool)] = &[
     (Some('t'), "queue-start", true),
     (Some('q'), "queue-num", true),
     (Some('h'), "help", false),
+    (Some('z'), "max-chunk", true),
+    (Some('n'), "no-config", false),
+    (Some('L'), "fail-on-linear", false),
     (None, "provider", true),
     (None, "size", true),
     (None, "batch", true),
@@ -86,7 +99,6 @@ const FLAGS: &[(Option<char>, &str, bool)] = &[
     (None, "max-bytes", true),
     (None, "bytes", true),
     (None, "json", false),
-    (None, "no-config", false),
     (None, "selftest", false),
     (None, "fail-nth", true),
     (None, "abuse-tokens", false),
@@ -124,6 +136,8 @@ fn apply(o: &mut Opts, long: &str, v: Option<&str>) -> Result<(), String> {
         "abuse-tokens" => o.abuse_tokens = true,
         "page-pools" => o.page_pools = true,
         "pattern-end" => o.pattern_end = v.parse()?,
+        "max-chunk" => o.max_chunk = num(v, n)?,
+        "fail-on-linear" => o.fail_on_linear = true,
         _ => unreachable!("{long}"),
     }
     Ok(())
@@ -230,6 +244,12 @@ fn check(o: &Opts) -> Result<(), String> {
     if o.fail_nth == Some(0) {
         return Err("--fail-nth must be at least 1".into());
     }
+    if o.fail_on_linear && !o.listen {
+        return Err("-L is a server option (-l)".into());
+    }
+    if o.max_chunk > 0 && (o.listen || o.iface.is_none()) {
+        return Err("-z is a devmem TX option (-f IFACE without -l)".into());
+    }
     if (o.fail_nth.is_some() || o.abuse_tokens) && !o.listen {
         return Err("--fail-nth and --abuse-tokens are server options (-l)".into());
     }
@@ -310,6 +330,11 @@ mod tests {
         assert_eq!(o.fail_nth, Some(17));
         assert!(o.abuse_tokens);
         assert!(parse_args(&args("--page-pools")).unwrap().page_pools);
+        // 7.2's TX and RX flags.
+        let o = parse_args(&args("-f eth1 -s 10.0.0.2 -p 5000 -z 3 -n")).unwrap();
+        assert!(!o.listen && o.max_chunk == 3 && o.no_config);
+        let o = parse_args(&args("-l -f eth1 -s 10.0.0.2 -L -t 3 -q 1 -n")).unwrap();
+        assert!(o.fail_on_linear && o.no_config);
     }
 
     #[test]
@@ -339,6 +364,9 @@ mod tests {
             "-s 1.2.3.4 --fail-nth 3",
             "-s 1.2.3.4 --abuse-tokens",
             "--page-pools -l -s 1.2.3.4 -f eth1",
+            "-s 1.2.3.4 -L",
+            "-s 1.2.3.4 -z 3",
+            "-l -s 1.2.3.4 -f eth1 -z 3",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }

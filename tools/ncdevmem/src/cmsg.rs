@@ -1,4 +1,5 @@
-//! Control messages of a devmem `recvmsg`.
+//! Control messages of a devmem `recvmsg`, and of the error queue that
+//! reports devmem TX (`MSG_ZEROCOPY`) completions.
 
 /// `SCM_DEVMEM_LINEAR`: data copied into the iovec (headers or fallback).
 pub const SCM_DEVMEM_LINEAR: i32 = 78;
@@ -21,9 +22,20 @@ pub enum DevmemMsg {
     },
     /// `size` bytes were copied into the iovec, in stream order.
     Linear { size: u32 },
+    /// Zerocopy sends `lo..=hi` (counted per socket from 0) completed: their
+    /// buffers are the sender's again. `copied`: the kernel copied instead.
+    ZerocopyDone { lo: u32, hi: u32, copied: bool },
+    /// An error-queue report of another origin, or with an errno.
+    SockErr { origin: u8, errno: u32 },
     /// Some other control message.
     Other { level: i32, kind: i32 },
 }
+
+/// `IP_RECVERR` and `IPV6_RECVERR`: a `struct sock_extended_err`.
+const IP_RECVERR: i32 = 11;
+const IPV6_RECVERR: i32 = 25;
+const SO_EE_ORIGIN_ZEROCOPY: u8 = 5;
+const SO_EE_CODE_ZEROCOPY_COPIED: u8 = 1;
 
 const HDR: usize = std::mem::size_of::<libc::cmsghdr>();
 const ALIGN: usize = std::mem::size_of::<usize>();
@@ -61,6 +73,23 @@ pub fn parse(buf: &[u8]) -> Vec<DevmemMsg> {
                     }
                 } else {
                     DevmemMsg::Linear { size }
+                }
+            }
+            (libc::SOL_IP, IP_RECVERR) | (libc::SOL_IPV6, IPV6_RECVERR) if data.len() >= 16 => {
+                // struct sock_extended_err: errno, origin, type, code, pad, info, data.
+                let errno = u32::from_ne_bytes(data[0..4].try_into().unwrap());
+                let origin = data[4];
+                let code = data[6];
+                let lo = u32::from_ne_bytes(data[8..12].try_into().unwrap());
+                let hi = u32::from_ne_bytes(data[12..16].try_into().unwrap());
+                if origin == SO_EE_ORIGIN_ZEROCOPY && errno == 0 {
+                    DevmemMsg::ZerocopyDone {
+                        lo,
+                        hi,
+                        copied: code & SO_EE_CODE_ZEROCOPY_COPIED != 0,
+                    }
+                } else {
+                    DevmemMsg::SockErr { origin, errno }
                 }
             }
             _ => DevmemMsg::Other { level, kind },
@@ -122,6 +151,46 @@ mod tests {
                 DevmemMsg::Other {
                     level: libc::SOL_IP,
                     kind: 2
+                },
+            ]
+        );
+    }
+
+    fn ee(errno: u32, origin: u8, code: u8, lo: u32, hi: u32) -> Vec<u8> {
+        let mut d = Vec::new();
+        d.extend_from_slice(&errno.to_ne_bytes());
+        d.extend_from_slice(&[origin, 0, code, 0]);
+        d.extend_from_slice(&lo.to_ne_bytes());
+        d.extend_from_slice(&hi.to_ne_bytes());
+        d
+    }
+
+    #[test]
+    fn parses_zerocopy_completions() {
+        let mut buf = cmsg(libc::SOL_IP, IP_RECVERR, &ee(0, 5, 0, 3, 9));
+        buf.extend(cmsg(libc::SOL_IPV6, IPV6_RECVERR, &ee(0, 5, 1, 10, 10)));
+        buf.extend(cmsg(libc::SOL_IP, IP_RECVERR, &ee(0, 2, 0, 0, 0)));
+        buf.extend(cmsg(libc::SOL_IP, IP_RECVERR, &ee(105, 5, 0, 0, 0)));
+        assert_eq!(
+            parse(&buf),
+            vec![
+                DevmemMsg::ZerocopyDone {
+                    lo: 3,
+                    hi: 9,
+                    copied: false
+                },
+                DevmemMsg::ZerocopyDone {
+                    lo: 10,
+                    hi: 10,
+                    copied: true
+                },
+                DevmemMsg::SockErr {
+                    origin: 2,
+                    errno: 0
+                },
+                DevmemMsg::SockErr {
+                    origin: 5,
+                    errno: 105
                 },
             ]
         );

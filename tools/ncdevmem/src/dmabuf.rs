@@ -9,6 +9,7 @@ const UDMABUF_FLAGS_CLOEXEC: u32 = 1;
 const DMA_HEAP_IOCTL_ALLOC: libc::c_ulong = 0xc018_4800;
 const DMA_BUF_IOCTL_SYNC: libc::c_ulong = 0x4008_6200;
 const DMA_BUF_SYNC_READ: u64 = 1;
+const DMA_BUF_SYNC_WRITE: u64 = 2;
 const DMA_BUF_SYNC_START: u64 = 0;
 const DMA_BUF_SYNC_END: u64 = 4;
 
@@ -50,7 +51,7 @@ struct HeapAlloc {
     heap_flags: u64,
 }
 
-/// A dma-buf mapped for reading.
+/// A dma-buf mapped for reading and writing.
 pub struct Dmabuf {
     fd: OwnedFd,
     _memfd: Option<OwnedFd>,
@@ -118,12 +119,12 @@ impl Dmabuf {
                 (unsafe { OwnedFd::from_raw_fd(req.fd as i32) }, None)
             }
         };
-        // SAFETY: mapping the dma-buf read-only and shared; unmapped on drop.
+        // SAFETY: mapping the dma-buf shared; unmapped on drop.
         let map = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
                 size,
-                libc::PROT_READ,
+                libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_SHARED,
                 fd.as_raw_fd(),
                 0,
@@ -166,6 +167,30 @@ impl Dmabuf {
         let r = f(&Reader { buf: self });
         self.sync(DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ)?;
         Ok(r)
+    }
+}
+
+impl Dmabuf {
+    /// Copies `data` into the buffer at `offset` (what a GPU kernel would have
+    /// produced before a devmem TX send), bracketed by a write sync.
+    pub fn write_at(&self, offset: usize, data: &[u8]) -> io::Result<()> {
+        if offset
+            .checked_add(data.len())
+            .is_none_or(|end| end > self.size)
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} bytes at {offset} do not fit the {}-byte dma-buf",
+                    data.len(),
+                    self.size
+                ),
+            ));
+        }
+        self.sync(DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE)?;
+        // SAFETY: in bounds of the live, writable mapping (checked above).
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), self.map.add(offset), data.len()) };
+        self.sync(DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE)
     }
 }
 

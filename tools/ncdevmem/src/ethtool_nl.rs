@@ -29,6 +29,8 @@ pub const ETHTOOL_A_RINGS_TX_MAX: u16 = 5;
 pub const ETHTOOL_A_RINGS_RX: u16 = 6;
 pub const ETHTOOL_A_RINGS_TX: u16 = 9;
 pub const ETHTOOL_A_RINGS_TCP_DATA_SPLIT: u16 = 11;
+pub const ETHTOOL_A_RINGS_HDS_THRESH: u16 = 17;
+pub const ETHTOOL_A_RINGS_HDS_THRESH_MAX: u16 = 18;
 
 pub const ETHTOOL_TCP_DATA_SPLIT_UNKNOWN: u8 = 0;
 pub const ETHTOOL_TCP_DATA_SPLIT_DISABLED: u8 = 1;
@@ -89,6 +91,9 @@ pub struct Rings {
     pub tx_max: Option<u32>,
     /// Absent when the driver does not report it.
     pub tcp_data_split: Option<u8>,
+    /// Header-split threshold and its maximum (Linux 6.13+).
+    pub hds_thresh: Option<u32>,
+    pub hds_thresh_max: Option<u32>,
 }
 
 /// Channel counts and maxima (`ethtool -l`).
@@ -155,6 +160,13 @@ pub fn rings_set_split_attrs(ifindex: u32, split: DataSplit) -> Vec<u8> {
     a
 }
 
+/// Attributes of `ETHTOOL_MSG_RINGS_SET` changing only the header-split threshold.
+pub fn rings_set_hds_thresh_attrs(ifindex: u32, thresh: u32) -> Vec<u8> {
+    let mut a = header(ETHTOOL_A_RINGS_HEADER, ifindex);
+    put_u32(&mut a, ETHTOOL_A_RINGS_HDS_THRESH, thresh);
+    a
+}
+
 /// Attributes of `ETHTOOL_MSG_CHANNELS_SET`.
 pub fn channels_set_attrs(ifindex: u32, c: &ChannelsSet) -> Vec<u8> {
     let mut a = header(ETHTOOL_A_CHANNELS_HEADER, ifindex);
@@ -180,6 +192,8 @@ pub fn parse_rings(a: &[u8]) -> Rings {
         tx: u(ETHTOOL_A_RINGS_TX),
         tx_max: u(ETHTOOL_A_RINGS_TX_MAX),
         tcp_data_split: find_attr(a, ETHTOOL_A_RINGS_TCP_DATA_SPLIT).and_then(get_u8),
+        hds_thresh: u(ETHTOOL_A_RINGS_HDS_THRESH),
+        hds_thresh_max: u(ETHTOOL_A_RINGS_HDS_THRESH_MAX),
     }
 }
 
@@ -243,6 +257,14 @@ impl EthtoolNl {
         Ok(self
             .get(ETHTOOL_MSG_RINGS_GET, ifindex)?
             .map(|a| parse_rings(&a)))
+    }
+
+    /// Sets the header-split threshold (`ethtool -G hds-thresh`).
+    pub fn set_hds_thresh(&mut self, ifindex: u32, thresh: u32) -> NlResult<()> {
+        self.set(
+            ETHTOOL_MSG_RINGS_SET,
+            &rings_set_hds_thresh_attrs(ifindex, thresh),
+        )
     }
 
     pub fn set_data_split(&mut self, ifindex: u32, split: DataSplit) -> NlResult<()> {
@@ -399,6 +421,8 @@ mod tests {
             ETHTOOL_A_RINGS_TCP_DATA_SPLIT,
             ETHTOOL_TCP_DATA_SPLIT_DISABLED,
         );
+        put_u32(&mut a, ETHTOOL_A_RINGS_HDS_THRESH, 256);
+        put_u32(&mut a, ETHTOOL_A_RINGS_HDS_THRESH_MAX, 4096);
         let r = parse_rings(&a);
         assert_eq!(
             r,
@@ -407,7 +431,9 @@ mod tests {
                 rx_max: Some(4096),
                 tx: Some(512),
                 tx_max: Some(2048),
-                tcp_data_split: Some(1)
+                tcp_data_split: Some(1),
+                hds_thresh: Some(256),
+                hds_thresh_max: Some(4096),
             }
         );
         assert_eq!(

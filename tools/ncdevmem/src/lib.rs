@@ -1,7 +1,9 @@
-//! ncdevmem-rs: the pieces of a devmem TCP receiver, testable on their own.
+//! ncdevmem-rs: the pieces of a devmem TCP receiver and sender, testable on
+//! their own.
 
 pub mod cli;
 pub mod cmsg;
+pub mod devmem_tx;
 pub mod dmabuf;
 pub mod ethtool_ioctl;
 pub mod ethtool_nl;

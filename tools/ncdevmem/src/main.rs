@@ -3,6 +3,7 @@
 //!
 //! Server: `ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM]`
 //! Client: `ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N`
+//! Devmem TX: `ncdevmem-rs -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-z CHUNK] [-v N --bytes N]`
 //! Checks: `ncdevmem-rs --selftest -f IFACE [-t START] [-q NUM]`
 //!
 //! The server configures the NIC as upstream does (header split on, RSS over
@@ -11,6 +12,7 @@
 
 use ncdevmem_rs::cli::{parse_args, Opts, USAGE};
 use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
+use ncdevmem_rs::devmem_tx::DevmemSender;
 use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
@@ -21,7 +23,7 @@ use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
 use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::process::ExitCode;
@@ -288,7 +290,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                         DevmemMsg::Dmabuf { offset, size, .. } => {
                             bad += p.check(r.bytes(offset, size as usize)?)
                         }
-                        DevmemMsg::Other { .. } => {}
+                        _ => {}
                     }
                 }
                 Ok(bad)
@@ -349,7 +351,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                         batch.clear();
                     }
                 }
-                DevmemMsg::Other { .. } => {}
+                _ => {}
             }
         }
         let _ = cursor;
@@ -392,9 +394,15 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     s.print(o.json, "server");
     drop(conn);
     drop(binding);
+    if o.fail_on_linear && s.linear_bytes > 0 {
+        eprintln!(
+            "ncdevmem-rs: -L: {} bytes arrived outside the dma-buf",
+            s.linear_bytes
+        );
+    }
     Ok(if interrupted {
         Outcome::Interrupted
-    } else if s.errors == 0 && s.wrong_dmabuf == 0 {
+    } else if s.errors == 0 && s.wrong_dmabuf == 0 && !(o.fail_on_linear && s.linear_bytes > 0) {
         Outcome::Ok
     } else {
         Outcome::ValidationFailed
@@ -454,6 +462,115 @@ fn client(o: &Opts) -> io::Result<Outcome> {
     };
     s.print(o.json, "client");
     Ok(Outcome::Ok)
+}
+
+/// Devmem TX: connects through `-f IFACE` with a dma-buf bound for TX and
+/// sends from it: `--bytes N` bytes of the -v pattern (zeros without -v), or
+/// else stdin's lines, each copied into the dma-buf and sent once the last
+/// send completed (upstream ncdevmem's TX mode).
+fn devmem_client(o: &Opts) -> io::Result<Outcome> {
+    let iface = o.iface.as_deref().unwrap_or_default();
+    let ifindex = nic::ifindex(iface)?;
+    let addr = SocketAddr::new(o.server.unwrap(), o.port);
+    let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
+    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    sock.set_reuse_address(true)?;
+    let mut tx = DevmemSender::new(sock, iface, ifindex, mem.fd())?;
+    if let Some(c) = o.client {
+        // The receiver's rule may name this port as the source.
+        let local = SocketAddr::new(c, o.port);
+        tx.socket()
+            .bind(&local.into())
+            .map_err(|e| io::Error::new(e.kind(), format!("bind {local}: {e}")))?;
+    }
+    tx.socket()
+        .connect(&addr.into())
+        .map_err(|e| io::Error::new(e.kind(), format!("connect {addr}: {e}")))?;
+    eprintln!(
+        "devmem TX to {addr} via {iface}: dma-buf id {}, {} bytes",
+        tx.dmabuf_id(),
+        mem.size()
+    );
+    let start = Instant::now();
+    let mut sent = 0u64;
+    if o.bytes > 0 {
+        // Whole pattern periods fill the dma-buf, so the stream continues
+        // where the buffer starts again: sends cycle through it, and the
+        // content never changes under a send in flight.
+        let mut usable = mem.size();
+        let mut fill = vec![0u8; usable];
+        if let Some(mut p) = Pattern::new(o.validate, o.pattern_end.byte()) {
+            usable = usable / p.period() * p.period();
+            fill.truncate(usable);
+            p.fill(&mut fill);
+        }
+        mem.write_at(0, &fill)?;
+        drop(fill);
+        let mut pos = 0usize;
+        let mut last_report = start;
+        while sent < o.bytes {
+            if signals::stop_requested() {
+                return Ok(Outcome::Interrupted);
+            }
+            let want = (o.bytes - sent).min((usable - pos) as u64).min(1 << 20) as usize;
+            let n = tx.send(pos, want, o.max_chunk)?;
+            sent += n as u64;
+            pos = (pos + n) % usable;
+            tx.reap(None)?;
+            if last_report.elapsed() >= Duration::from_secs(2) {
+                last_report = Instant::now();
+                eprint!(
+                    "\r{} of {} MiB sent from the dma-buf, {} sends, {} completed   ",
+                    sent >> 20,
+                    o.bytes >> 20,
+                    tx.sends,
+                    tx.completed
+                );
+            }
+        }
+        if last_report != start {
+            eprintln!();
+        }
+    } else {
+        for line in io::stdin().lock().split(b'\n') {
+            let mut line = line?;
+            line.push(b'\n');
+            mem.write_at(0, &line)?;
+            let mut off = 0;
+            while off < line.len() {
+                off += tx.send(off, line.len() - off, o.max_chunk)?;
+            }
+            sent += line.len() as u64;
+            // The next line overwrites the buffer: wait for this one's completion.
+            tx.drain(Duration::from_secs(30))?;
+        }
+    }
+    tx.drain(Duration::from_secs(60))?;
+    tx.socket().shutdown(std::net::Shutdown::Write)?;
+    let mut one = [0u8; 1];
+    let _ = std::net::TcpStream::from(tx.socket().try_clone()?).read(&mut one);
+    let secs = start.elapsed().as_secs_f64();
+    let rate = sent as f64 / (1 << 20) as f64 / secs.max(1e-9);
+    if o.json {
+        println!(
+            "{{\"role\":\"devmem-tx\",\"bytes\":{sent},\"sends\":{},\"completions\":{},\"copied\":{},\"secs\":{secs:.3},\"mibps\":{rate:.1}}}",
+            tx.sends, tx.completed, tx.copied
+        );
+    } else {
+        println!(
+            "ncdevmem-rs devmem-tx: bytes={sent} sends={} completions={} copied={} secs={secs:.2} mibps={rate:.1}",
+            tx.sends, tx.completed, tx.copied
+        );
+    }
+    Ok(if tx.copied == 0 {
+        Outcome::Ok
+    } else {
+        eprintln!(
+            "ncdevmem-rs: {} sends were copied, not sent from the dma-buf",
+            tx.copied
+        );
+        Outcome::ValidationFailed
+    })
 }
 
 /// `--page-pools`: one line per pool, then totals.
@@ -521,7 +638,20 @@ fn main() -> ExitCode {
             }
         };
     }
-    let r = if o.listen { server(&o) } else { client(&o) };
+    if !o.listen && o.iface.is_some() {
+        // (Ctrl-C ends the send loop; the binding goes with the process.)
+        if let Err(e) = signals::install() {
+            eprintln!("ncdevmem-rs: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let r = if o.listen {
+        server(&o)
+    } else if o.iface.is_some() {
+        devmem_client(&o)
+    } else {
+        client(&o)
+    };
     match r {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::ValidationFailed) => {

@@ -23,6 +23,7 @@ const NETLINK_EXT_ACK: i32 = 11;
 
 /// `NETDEV_CMD_BIND_RX` and its attributes (include/uapi/linux/netdev.h).
 pub const NETDEV_CMD_BIND_RX: u8 = 13;
+pub const NETDEV_CMD_BIND_TX: u8 = 15;
 pub const NETDEV_A_DMABUF_IFINDEX: u16 = 1;
 pub const NETDEV_A_DMABUF_QUEUES: u16 = 2;
 pub const NETDEV_A_DMABUF_FD: u16 = 3;
@@ -410,12 +411,18 @@ pub fn bind_rx(
 /// Sends a `bind-rx` request made of `attrs` as they are (the selftest sends
 /// malformed ones on purpose).
 pub fn bind_rx_raw(attrs_: &[u8]) -> io::Result<Result<Binding, NlError>> {
+    bind(NETDEV_CMD_BIND_RX, "bind-rx", attrs_)
+}
+
+/// Sends a bind request (`bind-rx` or `bind-tx`) and keeps its socket: the
+/// binding lives as long as the returned [`Binding`].
+fn bind(cmd: u8, what: &str, attrs_: &[u8]) -> io::Result<Result<Binding, NlError>> {
     let mut sock = GenlSocket::open()?;
     let family = match sock.resolve("netdev")? {
         Ok(f) => f,
         Err(e) => return Ok(Err(e)),
     };
-    let replies = match sock.request(family, NETDEV_CMD_BIND_RX, 1, attrs_)? {
+    let replies = match sock.request(family, cmd, 1, attrs_)? {
         Ok(r) => r,
         Err(e) => return Ok(Err(e)),
     };
@@ -425,8 +432,18 @@ pub fn bind_rx_raw(attrs_: &[u8]) -> io::Result<Result<Binding, NlError>> {
     });
     Ok(id.map(|id| Binding { _sock: sock, id }).ok_or(NlError {
         errno: libc::EPROTO,
-        msg: Some("bind-rx reply without a binding id".into()),
+        msg: Some(format!("{what} reply without a binding id")),
     }))
+}
+
+/// Binds `dmabuf_fd` for sending through interface `ifindex` (`bind-tx`,
+/// Linux 7.2+): sends on a socket bound to that interface may then name the
+/// binding in `SCM_DEVMEM_DMABUF`.
+pub fn bind_tx(ifindex: u32, dmabuf_fd: u32) -> io::Result<Result<Binding, NlError>> {
+    let mut a = Vec::new();
+    put_u32(&mut a, NETDEV_A_DMABUF_IFINDEX, ifindex);
+    put_u32(&mut a, NETDEV_A_DMABUF_FD, dmabuf_fd);
+    bind(NETDEV_CMD_BIND_TX, "bind-tx", &a)
 }
 
 /// `NETDEV_CMD_PAGE_POOL_GET` and its attributes.

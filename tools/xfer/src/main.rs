@@ -5,7 +5,8 @@
 //!     dmn-xfer inject IFACE COUNT [SEED] [MAX_LEN]
 //!     dmn-xfer sink PORT copy|discard [BIND_ADDR]
 //!     dmn-xfer timed OUTFILE CMD [ARG...]
-//!     dmn-xfer fault N IFACE channels RX TX | split on|off
+//!     dmn-xfer fault N IFACE combined N | split on|off
+//!     dmn-xfer hds-thresh IFACE N
 //!
 //! `inject` sends COUNT malformed or edge-case frames (`inject::KINDS`, in
 //! turn) out of IFACE through an AF_PACKET socket and prints
@@ -41,7 +42,7 @@ const BUF: usize = 256 * 1024;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...] | fault N IFACE channels RX TX|split on|off"
+        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...] | fault N IFACE combined N|split on|off | hds-thresh IFACE N"
     );
     ExitCode::from(2)
 }
@@ -228,35 +229,51 @@ fn inject(iface: &str, count: u64, seed: u64, max_len: usize) -> std::io::Result
     Ok(())
 }
 
+/// `ethtool -G IFACE hds-thresh N` (Debian's ethtool 6.14 cannot set it yet),
+/// through ncdevmem-rs's ethtool netlink client; prints what the NIC then
+/// reports: `hds-thresh=N hds-thresh-max=M`.
+fn hds_thresh(iface: &str, thresh: u32) -> std::io::Result<()> {
+    use ncdevmem_rs::ethtool_nl::EthtoolNl;
+    let ifindex = ncdevmem_rs::nic::ifindex(iface)?;
+    let mut nl = EthtoolNl::open()?.map_err(std::io::Error::other)?;
+    nl.set_hds_thresh(ifindex, thresh)?
+        .map_err(std::io::Error::other)?;
+    let r = nl.rings(ifindex)?.map_err(std::io::Error::other)?;
+    let show = |v: Option<u32>| v.map_or("none".to_string(), |v| v.to_string());
+    println!(
+        "hds-thresh={} hds-thresh-max={}",
+        show(r.hds_thresh),
+        show(r.hds_thresh_max)
+    );
+    Ok(())
+}
+
 /// One ethtool request (through ncdevmem-rs's netlink client) with fail-nth
 /// armed around it; Ok(whether the request succeeded).
 fn fault(n: u32, iface: &str, op: &[String]) -> std::io::Result<bool> {
     use ncdevmem_rs::ethtool_nl::{ChannelsSet, DataSplit};
     use ncdevmem_rs::fault::{FailNth, Injection};
     use ncdevmem_rs::nic::{Nic, NicOps};
-    let bad = || std::io::Error::other("fault: want channels RX TX or split on|off");
+    let bad = || std::io::Error::other("fault: want combined N or split on|off");
     // Sockets are opened before arming: only the request itself counts.
     let mut nic = Nic::open(iface).map_err(std::io::Error::other)?;
     enum Request {
-        Channels(u32, u32),
+        Combined(u32),
         Split(DataSplit),
     }
     let request = match op {
-        [c, rx, tx] if c == "channels" => Request::Channels(
-            rx.parse().map_err(|_| bad())?,
-            tx.parse().map_err(|_| bad())?,
-        ),
+        [c, n] if c == "combined" => Request::Combined(n.parse().map_err(|_| bad())?),
         [c, v] if c == "split" && v == "on" => Request::Split(DataSplit::Enabled),
         [c, v] if c == "split" && v == "off" => Request::Split(DataSplit::Disabled),
         _ => return Err(bad()),
     };
     let armed = FailNth::arm(n)?;
     let result = match request {
-        Request::Channels(rx, tx) => nic.set_channels(&ChannelsSet {
-            rx: Some(rx),
-            tx: Some(tx),
+        Request::Combined(n) => nic.set_channels(&ChannelsSet {
+            rx: None,
+            tx: None,
             other: None,
-            combined: None,
+            combined: Some(n),
         }),
         Request::Split(v) => nic.set_data_split(v),
     }
@@ -301,6 +318,18 @@ fn main() -> ExitCode {
                 eprintln!("dmn-xfer timed: {}: {e}", args[2]);
                 ExitCode::FAILURE
             })
+        }
+        Some("hds-thresh") if args.len() == 3 => {
+            let Ok(t) = args[2].parse() else {
+                return usage();
+            };
+            return match hds_thresh(&args[1], t) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("dmn-xfer hds-thresh: {e}");
+                    ExitCode::FAILURE
+                }
+            };
         }
         Some("fault") if args.len() >= 4 => {
             let Ok(n) = args[1].parse() else {
