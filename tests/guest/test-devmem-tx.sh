@@ -167,10 +167,59 @@ tx_killed_with_buffers_out() {
 	unload_clean || return 1
 }
 
+# Bind-tx, send, unbind, again and again (10 cycles; 100 in make stress),
+# each a fresh ncdevmem-rs sending 2 MiB of the -v 7 pattern from its dma-buf
+# to a plain listener (md5 checked), while a validated copy flow runs and
+# dmnic0's TX ring and channels and dmnic1's RX ring keep changing. Then
+# every binding is gone and the module unloads clean.
+bind_tx_churn() {
+	setup_pair || return 1
+	local cycles=$(tier 10 100) bytes=$((2 * 1024 * 1024)) i port want fails=0 rpid
+	want=$(yes "$(printf '\001\002\003\004\005\006')" | head -c $bytes | md5sum | cut -d' ' -f1)
+	bg_flow_start 5450 5
+	(
+		while :; do
+			ethtool -G dmnic0 tx 64; ip netns exec peer ethtool -G dmnic1 rx 128
+			ethtool -L dmnic0 combined 8; sleep 0.5
+			ethtool -G dmnic0 tx 1024; ip netns exec peer ethtool -G dmnic1 rx 1024
+			ethtool -L dmnic0 combined 16; sleep 0.5
+		done
+	) >/dev/null 2>&1 &
+	rpid=$!
+	for i in $(seq 1 "$cycles"); do
+		port=$((5460 + i))
+		ip netns exec peer nc -l -p $port </dev/null >/tmp/tc.got 2>/dev/null &
+		local lpid=$!
+		wait_listen $port || { fails=$((fails + 1)); kill $lpid; continue; }
+		if ! ncdevmem-rs -f dmnic0 -s 10.9.0.2 -p $port -v 7 --bytes $bytes --size $TX_DMABUF \
+			>/tmp/tc.tx 2>/tmp/tc.tx.err; then
+			echo "cycle $i: sender failed: $(tail -1 /tmp/tc.tx.err)"
+			fails=$((fails + 1))
+			kill $lpid
+		fi
+		wait $lpid
+		[ "$(md5sum </tmp/tc.got | cut -d' ' -f1)" = "$want" ] ||
+			{ echo "cycle $i: listener got $(wc -c </tmp/tc.got) bytes, not the pattern"; fails=$((fails + 1)); }
+	done
+	kill $rpid
+	wait $rpid
+	ethtool -G dmnic0 tx 1024; ip netns exec peer ethtool -G dmnic1 rx 1024; ethtool -L dmnic0 combined 16
+	bg_flow_stop_check 5450 || return 1
+	echo "info: $cycles bind-tx/send/unbind cycles of $bytes bytes under traffic and ring/channel changes, $fails failures"
+	[ "$fails" = 0 ] || return 1
+	for i in $(seq 1 100); do
+		[ "$(dmabufs_on_devmemnic)" = 0 ] && break
+		sleep 0.1
+	done
+	[ "$(dmabufs_on_devmemnic)" = 0 ] || { echo "dma-bufs still attached to devmemnic"; return 1; }
+	unload_clean || return 1
+}
+
 run_test devmem-tx/upstream-ncdevmem-to-listener upstream_tx_to_listener
 run_test devmem-tx/upstream-ncdevmem-chunks-to-listener upstream_tx_to_listener 3
 run_test devmem-tx/upstream-ncdevmem-to-devmem-rx upstream_tx_to_devmem_rx
 run_test devmem-tx/ncdevmem-rs-to-devmem-rx rs_tx_to_devmem_rx
 run_test devmem-tx/ncdevmem-rs-chunks-to-host rs_tx_chunks_to_host
 run_test devmem-tx/sender-killed-with-sends-outstanding tx_killed_with_buffers_out
+run_test devmem-tx/bind-tx-churn-under-traffic bind_tx_churn
 exit $GUEST_FAILED
