@@ -75,30 +75,14 @@ impl EthtoolOps for Nic {
     }
 
     fn set_ringparam(dev: &NetDev, data: &NicPriv, req: &RingParams, extack: &Extack) -> Result {
+        let me = data.me();
+        // Everything that can be refused is checked, and everything that can
+        // fail is done, before anything changes: a failed request leaves the
+        // device as it was.
         if !(RING_MIN..=RING_MAX).contains(&req.rx) || !(RING_MIN..=RING_MAX).contains(&req.tx) {
             extack.msg(c_str!("devmemnic rings take 64 to 4096 entries"));
             return Err(EINVAL);
         }
-        let me = data.me();
-        // RX rings are resized in place, frames queued in them kept; a ring
-        // holding more frames than the new size refuses, and the rings resized
-        // before it go back (shrinking back after a failed growth could itself
-        // find too many frames: that ring then keeps the new size, still valid).
-        let old_rx = me.rxqs.first().map_or(req.rx, |q| q.ring.size());
-        if req.rx != old_rx {
-            for (i, q) in me.rxqs.iter().enumerate() {
-                if let Err(e) = q.ring.resize(req.rx) {
-                    for back in me.rxqs.iter().take(i) {
-                        let _ = back.ring.resize(old_rx);
-                    }
-                    extack.msg(c_str!(
-                        "devmemnic: an RX ring holds more frames than the new size (or no memory)"
-                    ));
-                    return Err(e);
-                }
-            }
-        }
-        me.tx_ring.store(req.tx, Ordering::Relaxed);
         // "auto" means on: splitting is what this NIC is for.
         let split = req.tcp_data_split.unwrap_or(true);
         let active = dev.real_num_rx_queues();
@@ -118,29 +102,49 @@ impl EthtoolOps for Nic {
                 extack.msg(c_str!("a devmem binding on this device needs hds-thresh 0"));
                 return Err(EBUSY);
             }
+        }
+        let split_changes = me.header_split.load(Ordering::Relaxed) != split;
+        // Every queue's new memory is built before any queue changes.
+        let fresh = if split_changes && dev.is_running() {
+            match queues::new_mems(dev, data, 0..active, split) {
+                Ok(fresh) => Some(fresh),
+                Err(e) => {
+                    extack.msg(c_str!("devmemnic: no memory for the new queue buffers"));
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        // RX rings are resized in place, frames queued in them kept; a ring
+        // holding more frames than the new size refuses, and the rings resized
+        // before it go back (shrinking back after a failed growth could itself
+        // find too many frames: that ring then keeps the new size, still valid).
+        let old_rx = me.rxqs.first().map_or(req.rx, |q| q.ring.size());
+        if req.rx != old_rx {
+            for (i, q) in me.rxqs.iter().enumerate() {
+                if let Err(e) = q.ring.resize(req.rx) {
+                    for back in me.rxqs.iter().take(i) {
+                        let _ = back.ring.resize(old_rx);
+                    }
+                    extack.msg(c_str!(
+                        "devmemnic: an RX ring holds more frames than the new size (or no memory)"
+                    ));
+                    return Err(e);
+                }
+            }
+        }
+        me.tx_ring.store(req.tx, Ordering::Relaxed);
+        if let Some(t) = req.hds_thresh {
             // (Read per frame by each queue's poll: a change applies from the
             // next frame on, with no queue restart.)
             me.rxqs.iter().for_each(|q| q.set_hds_thresh(t));
         }
-        if me.header_split.load(Ordering::Relaxed) == split {
-            return Ok(());
-        }
-        if !dev.is_running() {
-            me.header_split.store(split, Ordering::Relaxed);
-            return Ok(());
-        }
-        // Every queue's new memory is built before any queue changes: a failure
-        // leaves the device as it was (old layout, old flag).
-        let fresh = match queues::new_mems(dev, data, 0..active, split) {
-            Ok(fresh) => fresh,
-            Err(e) => {
-                extack.msg(c_str!("devmemnic: no memory for the new queue buffers"));
-                return Err(e);
-            }
-        };
         me.header_split.store(split, Ordering::Relaxed);
-        for (q, mem) in me.rxqs.iter().zip(fresh) {
-            me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
+        if let Some(fresh) = fresh {
+            for (q, mem) in me.rxqs.iter().zip(fresh) {
+                me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
+            }
         }
         Ok(())
     }

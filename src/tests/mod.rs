@@ -5,3 +5,4 @@
 mod logic;
 mod platform;
 mod queue;
+mod ring;

@@ -2,7 +2,7 @@
 
 //! KUnit: the parent device and the NIC's "DMA" through bus addresses.
 
-use crate::abstractions::dma::{device_write, DmaDev, PageMapping};
+use crate::abstractions::dma::{device_read, device_write, DmaDev, PageMapping};
 use crate::abstractions::kunit::Test;
 use crate::abstractions::platform::PlatformDevice;
 use kernel::{c_str, page::Page, prelude::*};
@@ -89,6 +89,25 @@ fn device_write_refuses_non_ram_address(test: &mut Test) {
     );
 }
 
+fn device_read_sees_what_was_written(test: &mut Test) {
+    let Some(dev) = test_device(test) else { return };
+    let Ok(page) = Page::alloc_page(GFP_KERNEL | __GFP_ZERO) else {
+        return test.fail(format_args!("no page"));
+    };
+    let Ok(mapping) = PageMapping::new(&dev, page) else {
+        return test.fail(format_args!("dma map failed"));
+    };
+    let dma = DmaDev::of_platform(&dev);
+    let data = *b"read back by bus address";
+    let at = mapping.dma_addr() + (kernel::page::PAGE_SIZE as u64) - data.len() as u64;
+    kunit_expect!(test, device_write(dma, at, &data).is_ok());
+    let mut back = [0u8; 24];
+    kunit_expect!(test, device_read(dma, at, &mut back).is_ok());
+    kunit_expect_eq!(test, back, data);
+    // An address that names no RAM is refused, not read.
+    kunit_expect_eq!(test, device_read(dma, 1u64 << 62, &mut back), Err(EFAULT));
+}
+
 kunit_suite!(
     platform_suite,
     "devmemnic_platform_dma",
@@ -97,5 +116,6 @@ kunit_suite!(
         device_write_lands_in_mapped_page,
         device_write_refuses_page_overrun,
         device_write_refuses_non_ram_address,
+        device_read_sees_what_was_written,
     ]
 );

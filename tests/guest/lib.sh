@@ -92,15 +92,18 @@ stat_of() {
 	fi | awk -v n="$name:" '$1 == n { print $2; found=1 } END { if (!found) print 0 }'
 }
 
-# Sum of a per-queue counter over all RX queues: rx_sum dev suffix [ns].
-rx_sum() {
-	local dev="$1" suffix="$2" ns="${3:-}"
+# Sum of a per-queue counter over all RX (TX) queues: rx_sum (tx_sum) dev
+# suffix [ns], e.g. rx_sum dmnic1 devmem_packets peer.
+queue_sum() { # rx|tx dev suffix [ns]
+	local dir="$1" dev="$2" suffix="$3" ns="${4:-}"
 	if [ -n "$ns" ]; then
 		ip netns exec "$ns" ethtool -S "$dev"
 	else
 		ethtool -S "$dev"
-	fi | awk -v s="_$suffix:" '$1 ~ /^rx[0-9]+_/ && substr($1, length($1) - length(s) + 1) == s { t += $2 } END { print t + 0 }'
+	fi | awk -v n="^${dir}[0-9]+_${suffix}:\$" '$1 ~ n { t += $2 } END { print t + 0 }'
 }
+rx_sum() { queue_sum rx "$@"; }
+tx_sum() { queue_sum tx "$@"; }
 
 # Loads devmemnic and puts dmnic1 in namespace "peer": 10.9.0.1/2, fd00::1/2.
 setup_pair() {
@@ -160,16 +163,6 @@ xfer_check() {
 	[ "$(echo "$sent" | sed 's/.*fnv=\([0-9a-f]*\).*/\1/')" = "$(echo "$got" | sed 's/.*fnv=\([0-9a-f]*\).*/\1/')" ] ||
 		{ echo "checksums differ"; return 1; }
 	echo "$got" | grep -q "bytes=$bytes .*errors=0$" || { echo "receiver saw a bad stream"; return 1; }
-}
-
-# Sum of the TX packets of a device over its queues: tx_sum dev [ns].
-tx_sum() {
-	local dev="$1" ns="${2:-}"
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" ethtool -S "$dev"
-	else
-		ethtool -S "$dev"
-	fi | awk '$1 ~ /^tx[0-9]+_packets:$/ { t += $2 } END { print t + 0 }'
 }
 
 # Frames a device's RX queues took off their rings, whatever became of them.

@@ -9,16 +9,6 @@ if ! devmem72_kernel; then
 	exit 0
 fi
 
-# Sum of a per-queue TX counter over all TX queues: tx_stat dev suffix [ns].
-tx_stat() {
-	local dev="$1" suffix="$2" ns="${3:-}"
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" ethtool -S "$dev"
-	else
-		ethtool -S "$dev"
-	fi | awk -v s="_$suffix:" '$1 ~ /^tx[0-9]+_/ && substr($1, length($1) - length(s) + 1) == s { t += $2 } END { print t + 0 }'
-}
-
 # Upstream ncdevmem (unmodified) sends two lines from a dma-buf to a plain
 # listener, as upstream's devmem.py check_tx (and with -z CHUNK,
 # check_tx_chunks): what arrives must be exactly the lines, and dmnic0 must
@@ -26,7 +16,7 @@ tx_stat() {
 upstream_tx_to_listener() { # [chunk]
 	setup_pair || return 1
 	local port=$((5400 + ${1:-0})) dm0 dm got
-	dm0=$(tx_stat dmnic0 devmem_packets)
+	dm0=$(tx_sum dmnic0 devmem_packets)
 	# (busybox nc prints what it receives and exits when the sender closes.)
 	ip netns exec peer nc -l -p $port </dev/null >/tmp/tx.got 2>/tmp/tx.nc &
 	local lpid=$!
@@ -35,7 +25,7 @@ upstream_tx_to_listener() { # [chunk]
 		{ tail -5 /tmp/tx.out; kill $lpid; return 1; }
 	wait $lpid
 	got=$(cat /tmp/tx.got)
-	dm=$(($(tx_stat dmnic0 devmem_packets) - dm0))
+	dm=$(($(tx_sum dmnic0 devmem_packets) - dm0))
 	echo "info: listener got $(wc -c </tmp/tx.got) bytes; $dm frames sent from device memory; $(grep -c sendmsg_ret /tmp/tx.out) sendmsg calls, each completed"
 	[ "$got" = "$(printf 'hello\nworld')" ] || { echo "listener got '$got'"; return 1; }
 	[ "$dm" -ge 2 ] || { echo "no frame was sent from device memory"; return 1; }
@@ -49,7 +39,7 @@ upstream_tx_to_devmem_rx() {
 	setup_pair || return 1
 	local port=5410 lines=200 bytes pid dm0 dm
 	bytes=$((lines * 7))
-	dm0=$(tx_stat dmnic0 devmem_packets)
+	dm0=$(tx_sum dmnic0 devmem_packets)
 	rs_server $port /tmp/t2.out -c 10.9.0.1 -v 7
 	pid=$RS_PID
 	wait_listen $port || return 1
@@ -58,7 +48,7 @@ upstream_tx_to_devmem_rx() {
 		{ tail -5 /tmp/t2.tx; return 1; }
 	wait $pid || { tail -3 /tmp/t2.out.err; return 1; }
 	check_rs_summary /tmp/t2.out $bytes || return 1
-	dm=$(($(tx_stat dmnic0 devmem_packets) - dm0))
+	dm=$(($(tx_sum dmnic0 devmem_packets) - dm0))
 	echo "info: $lines lines sent from device memory in $dm frames"
 	[ "$dm" -ge "$lines" ] || { echo "only $dm frames from device memory, want $lines"; return 1; }
 }
@@ -81,8 +71,8 @@ check_tx_summary() { # file bytes
 rs_tx_to_devmem_rx() {
 	setup_pair || return 1
 	local port=5420 bytes=$(($(tier 32 256) * 1024 * 1024)) pid dm0 dm drop0
-	dm0=$(tx_stat dmnic0 devmem_packets)
-	drop0=$(tx_stat dmnic0 dropped)
+	dm0=$(tx_sum dmnic0 devmem_packets)
+	drop0=$(tx_sum dmnic0 dropped)
 	rs_server $port /tmp/t3.out -c 10.9.0.1 -v 7
 	pid=$RS_PID
 	wait_listen $port || return 1
@@ -91,10 +81,10 @@ rs_tx_to_devmem_rx() {
 	wait $pid || { tail -3 /tmp/t3.out.err; return 1; }
 	check_tx_summary /tmp/t3.tx $bytes || return 1
 	check_rs_summary /tmp/t3.out $bytes || return 1
-	dm=$(($(tx_stat dmnic0 devmem_packets) - dm0))
+	dm=$(($(tx_sum dmnic0 devmem_packets) - dm0))
 	echo "info: $dm frames sent from device memory"
 	[ "$dm" -gt 0 ] || { echo "no frame sent from device memory"; return 1; }
-	[ "$(tx_stat dmnic0 dropped)" = "$drop0" ] || { echo "dmnic0 dropped frames"; return 1; }
+	[ "$(tx_sum dmnic0 dropped)" = "$drop0" ] || { echo "dmnic0 dropped frames"; return 1; }
 }
 
 # The same pattern from device memory into host memory (header split off on
@@ -139,7 +129,7 @@ tx_killed_with_buffers_out() {
 		--size $TX_DMABUF >/tmp/t5.tx 2>/tmp/t5.tx.err &
 	tpid=$!
 	for i in $(seq 1 600); do
-		sent=$(tx_stat dmnic0 devmem_packets)
+		sent=$(tx_sum dmnic0 devmem_packets)
 		[ "$sent" -ge 300 ] && break
 		sleep 0.1
 	done
@@ -167,14 +157,14 @@ tx_killed_with_buffers_out() {
 	unload_clean || return 1
 }
 
-# Bind-tx, send, unbind, again and again (10 cycles; 100 in make stress),
+# Bind-tx, send, unbind, again and again (5 cycles; 100 in make stress),
 # each a fresh ncdevmem-rs sending 2 MiB of the -v 7 pattern from its dma-buf
 # to a plain listener (md5 checked), while a validated copy flow runs and
 # dmnic0's TX ring and channels and dmnic1's RX ring keep changing. Then
 # every binding is gone and the module unloads clean.
 bind_tx_churn() {
 	setup_pair || return 1
-	local cycles=$(tier 10 100) bytes=$((2 * 1024 * 1024)) i port want fails=0 rpid
+	local cycles=$(tier 5 100) bytes=$((2 * 1024 * 1024)) i port want fails=0 rpid
 	want=$(yes "$(printf '\001\002\003\004\005\006')" | head -c $bytes | md5sum | cut -d' ' -f1)
 	bg_flow_start 5450 5
 	(

@@ -212,7 +212,7 @@ channels() {
 rings() {
 	setup_pair || return 1
 	local size stops0 drops0
-	stops0=$(tx_stops dmnic0)
+	stops0=$(tx_sum dmnic0 stops)
 	drops0=$(rx_sum dmnic1 drops peer)
 	bg_flow_start 5510 4
 	for size in 4096 64 1024; do
@@ -227,7 +227,7 @@ rings() {
 	done
 	bg_flow_stop_check 5510 || return 1
 	[ "$(rx_sum dmnic1 drops peer)" = "$drops0" ] || { echo "frames dropped on dmnic1"; return 1; }
-	echo "info: rings 4096 -> 64 -> 1024 under traffic; $(($(tx_stops dmnic0) - stops0)) TX queue stops, no frame dropped"
+	echo "info: rings 4096 -> 64 -> 1024 under traffic; $(($(tx_sum dmnic0 stops) - stops0)) TX queue stops, no frame dropped"
 }
 
 # The header-split threshold (7.2; dmn-xfer hds-thresh sets it through the
@@ -260,8 +260,6 @@ hds_thresh() {
 	out=$(ip netns exec peer dmn-xfer hds-thresh dmnic1 0) || return 1
 	[ "$out" = "hds-thresh=0 hds-thresh-max=4096" ] || { echo "reported after reset: $out"; return 1; }
 }
-
-tx_stops() { ethtool -S "$1" | awk '$1 ~ /^tx[0-9]+_stops:$/ { t += $2 } END { print t + 0 }'; }
 
 # The same 1 GiB over veth, in the same boot: the reference the devmemnic
 # figures are read against (data checked; the time is printed, not asserted).
@@ -309,7 +307,7 @@ malformed_frames() {
 	# Frames still in a ring are not counted yet: wait (up to 5 s) for quiet.
 	local tx rx i
 	for i in $(seq 1 50); do
-		tx=$(tx_sum dmnic0)
+		tx=$(tx_sum dmnic0 packets)
 		rx=$(rx_frames dmnic1 peer)
 		[ "$tx" = "$rx" ] && break
 		sleep 0.1
