@@ -192,8 +192,8 @@ impl<S> Napi<S> {
         // SAFETY: `this` is the `HasNapi` field of the pinned `owner`, which is what
         // the trampoline recovers from it; the field's drop deletes the NAPI before
         // the owner's other fields go (`HasNapi` contract); the device is live; the
-        // state change above makes this the only add.
-        // (The helper checks `index` against the device's config array.)
+        // state change above makes this the only add; the helper checks `index`
+        // against the device's NAPI config array.
         unsafe {
             bindings::dmn_napi_add(
                 dev.as_raw(),
