@@ -3,8 +3,9 @@
 //! Streaming DMA mappings and the virtual NIC's "DMA engine".
 //!
 //! A real NIC writes received bytes to a bus address, and reads the bytes it
-//! sends from one. devmemnic does the same with the CPU: it turns the bus address back into the page behind it (the
-//! parent device uses dma-direct, so bus address = physical address) and copies
+//! sends from one. devmemnic does the same with the CPU: it turns the bus
+//! address back into the page behind it (the parent device uses dma-direct,
+//! so bus address = physical address) and copies
 //! through a temporary kernel mapping. Nothing else ever looks at the buffer's
 //! `struct page`, which is what keeps dma-buf net_iovs usable later.
 
@@ -140,25 +141,7 @@ pub(crate) fn device_write_with(
     len: usize,
     fill: impl FnOnce(&mut [u8]) -> Result,
 ) -> Result {
-    let offset = (addr as usize) & (kernel::page::PAGE_SIZE - 1);
-    if len > kernel::page::PAGE_SIZE - offset {
-        return Err(EFAULT);
-    }
-    // SAFETY: `dev` is a live device (its invariant); the helper only translates.
-    let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw(), addr) };
-    if page.is_null() {
-        return Err(EFAULT);
-    }
-    // SAFETY: `page` is a valid RAM page (checked by the helper); the local mapping
-    // is released below, and `fill` cannot map anything that outlives it.
-    let va = unsafe { bindings::dmn_kmap_local_page(page) }.cast::<u8>();
-    // SAFETY: `va + offset .. + len` lies inside the mapped page (checked above);
-    // the device owns a buffer mapped for DMA, so nobody else accesses it now.
-    let dst = unsafe { core::slice::from_raw_parts_mut(va.add(offset), len) };
-    let r = fill(dst);
-    // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
-    unsafe { bindings::dmn_kunmap_local(va.cast()) };
-    r
+    with_bus_bytes(dev, addr, len, fill)?
 }
 
 /// Reads `out.len()` bytes at bus address `addr` of `dev`, as the device's TX
@@ -171,21 +154,43 @@ pub(crate) fn device_read(dev: DmaDev<'_>, addr: DmaAddr, out: &mut [u8]) -> Res
         let at = addr.checked_add(done as DmaAddr).ok_or(EFAULT)?;
         let offset = (at as usize) & (kernel::page::PAGE_SIZE - 1);
         let n = (kernel::page::PAGE_SIZE - offset).min(out.len() - done);
-        // SAFETY: `dev` is a live device (its invariant); the helper only translates.
-        let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw(), at) };
-        if page.is_null() {
-            return Err(EFAULT);
-        }
-        // SAFETY: `page` is a valid RAM page (checked by the helper); the local
-        // mapping is released below.
-        let va = unsafe { bindings::dmn_kmap_local_page(page) }.cast::<u8>();
-        // SAFETY: `va + offset .. + n` lies inside the mapped page (`n` is cut at
-        // the page end); the buffer is mapped for the device to read, so its
-        // owner does not write it while the send is in flight. `out` is ours.
-        unsafe { core::ptr::copy_nonoverlapping(va.add(offset), out[done..].as_mut_ptr(), n) };
-        // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
-        unsafe { bindings::dmn_kunmap_local(va.cast()) };
+        let dst = &mut out[done..done + n];
+        with_bus_bytes(dev, at, n, |src| dst.copy_from_slice(src))?;
         done += n;
     }
     Ok(())
+}
+
+/// Runs `f` on the `len` bytes at bus address `addr` of `dev`, through a
+/// temporary kernel mapping of the page behind it: the NIC's DMA engine.
+///
+/// `EFAULT` if the bytes would cross the page `addr` lands in, or the address
+/// is not RAM reachable by dma-direct.
+fn with_bus_bytes<R>(
+    dev: DmaDev<'_>,
+    addr: DmaAddr,
+    len: usize,
+    f: impl FnOnce(&mut [u8]) -> R,
+) -> Result<R> {
+    let offset = (addr as usize) & (kernel::page::PAGE_SIZE - 1);
+    if len > kernel::page::PAGE_SIZE - offset {
+        return Err(EFAULT);
+    }
+    // SAFETY: `dev` is a live device (its invariant); the helper only translates.
+    let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw(), addr) };
+    if page.is_null() {
+        return Err(EFAULT);
+    }
+    // SAFETY: `page` is a valid RAM page (checked by the helper); the local mapping
+    // is released below, and `f` cannot map anything that outlives it.
+    let va = unsafe { bindings::dmn_kmap_local_page(page) }.cast::<u8>();
+    // SAFETY: `va + offset .. + len` lies inside the mapped page (checked above);
+    // the buffer is mapped for the device's DMA (an RX buffer the device owns, or
+    // a TX buffer its owner leaves alone until the send completes), so nobody
+    // else accesses it now.
+    let bytes = unsafe { core::slice::from_raw_parts_mut(va.add(offset), len) };
+    let r = f(bytes);
+    // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
+    unsafe { bindings::dmn_kunmap_local(va.cast()) };
+    Ok(r)
 }

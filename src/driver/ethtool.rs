@@ -68,8 +68,8 @@ impl EthtoolOps for Nic {
             rx_max: RING_MAX,
             tx: me.tx_ring.load(Ordering::Relaxed),
             tx_max: RING_MAX,
-            tcp_data_split: Some(data.me().header_split.load(Ordering::Relaxed)),
-            hds_thresh: data.me().rxqs.first().map(|q| q.hds_thresh()),
+            tcp_data_split: Some(me.header_split.load(Ordering::Relaxed)),
+            hds_thresh: me.rxqs.first().map(|q| q.hds_thresh()),
             hds_thresh_max: HDS_THRESH_MAX,
         }
     }
