@@ -78,6 +78,7 @@ void dmn_netdev_init_netmem_tx(struct net_device *dev);
 void dmn_napi_add(struct net_device *dev, struct napi_struct *napi,
 		  int (*poll)(struct napi_struct *napi, int budget), unsigned int index);
 int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
+unsigned int dmn_rxq_page_size(struct net_device *dev, unsigned int idx);
 void dmn_wait_provider_release(void);
 
 /*
@@ -138,7 +139,8 @@ bool dmn_ring_empty(struct ptr_ring *ring);
 /* Page pools and netmem. */
 struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struct *napi,
 				       struct net_device *netdev, unsigned int queue_idx,
-				       unsigned int pool_size, bool allow_unreadable);
+				       unsigned int pool_size, unsigned int order,
+				       bool allow_unreadable);
 void dmn_page_pool_destroy(struct page_pool *pool);
 bool dmn_page_pool_has_provider(const struct page_pool *pool);
 bool dmn_page_pool_allows_unreadable(const struct page_pool *pool);

@@ -20,10 +20,12 @@ use kernel::{error::from_err_ptr, prelude::*};
 ///
 /// # Invariants
 ///
-/// `ptr` is a pool from `page_pool_create()` not yet destroyed. Its NAPI (if any)
-/// is disabled whenever the pool is dropped (the owner's NAPI state holds it).
+/// `ptr` is a pool from `page_pool_create()` not yet destroyed, whose buffers
+/// are `buf_size` bytes. Its NAPI (if any) is disabled whenever the pool is
+/// dropped (the owner's NAPI state holds it).
 pub(crate) struct PagePool {
     ptr: NonNull<bindings::page_pool>,
+    buf_size: usize,
 }
 
 // SAFETY: page pool allocation is tied to the NAPI that owns the pool's user
@@ -42,14 +44,23 @@ pub(crate) struct PoolConfig<'a, S> {
     pub(crate) queue: u32,
     /// Recycling ring size.
     pub(crate) size: u32,
+    /// Buffers are `PAGE_SIZE << order` bytes (a memory provider must agree:
+    /// devmem takes order 0 only, io_uring zcrx its `rx_buf_len`).
+    pub(crate) order: u32,
     /// Lets the kernel attach a memory provider (devmem) bound to this queue;
     /// needs rtnl held.
     pub(crate) allow_unreadable: bool,
 }
 
 impl PagePool {
-    /// Creates a pool of order-0, DMA-mapped buffers.
+    /// Most buffer order a pool takes (`MAX_PAGE_ORDER` is at least 10).
+    pub(crate) const MAX_ORDER: u32 = 8;
+
+    /// Creates a pool of DMA-mapped buffers of `cfg.order`.
     pub(crate) fn new<S>(cfg: &PoolConfig<'_, S>) -> Result<Self> {
+        if cfg.order > Self::MAX_ORDER {
+            return Err(EINVAL);
+        }
         // SAFETY: all pointers are live for the call; the pool keeps the devices and
         // the NAPI, which its owner keeps alive and disabled until the pool is gone.
         let raw = unsafe {
@@ -59,12 +70,23 @@ impl PagePool {
                 cfg.netdev.as_raw(),
                 cfg.queue,
                 cfg.size,
+                cfg.order,
                 cfg.allow_unreadable,
             )
         };
         let raw = from_err_ptr(raw)?;
         // INVARIANT: created successfully.
-        NonNull::new(raw).map(|ptr| Self { ptr }).ok_or(ENOMEM)
+        NonNull::new(raw)
+            .map(|ptr| Self {
+                ptr,
+                buf_size: kernel::page::PAGE_SIZE << cfg.order,
+            })
+            .ok_or(ENOMEM)
+    }
+
+    /// Bytes in each buffer [`PagePool::alloc_netmem`] returns.
+    pub(crate) fn buf_size(&self) -> usize {
+        self.buf_size
     }
 
     /// The pool's identity (its address), to tell pools apart in tests and logs.
@@ -120,6 +142,7 @@ impl PagePool {
         // INVARIANT: a non-zero netmem is a buffer of this pool we now hold.
         (raw != 0).then(|| Netmem {
             raw,
+            size: self.buf_size(),
             pool: self.ptr,
             _p: PhantomData,
         })
@@ -159,9 +182,11 @@ impl Drop for PagePool {
 ///
 /// # Invariants
 ///
-/// `raw` is a netmem of `pool` whose reference this value holds.
+/// `raw` is a netmem of `pool` whose reference this value holds; it is
+/// `size` bytes (the pool's buffer size).
 pub(crate) struct Netmem<'a> {
     raw: usize,
+    size: usize,
     pool: NonNull<bindings::page_pool>,
     _p: PhantomData<&'a PagePool>,
 }
@@ -171,6 +196,11 @@ impl Netmem<'_> {
     pub(crate) fn dma_addr(&self) -> DmaAddr {
         // SAFETY: a pool buffer of a `PP_FLAG_DMA_MAP` pool (type invariant).
         unsafe { bindings::dmn_netmem_dma_addr(self.raw) }
+    }
+
+    /// Bytes in the buffer.
+    pub(crate) fn size(&self) -> usize {
+        self.size
     }
 
     /// Gives up the reference (to an skb frag).

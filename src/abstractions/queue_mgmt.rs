@@ -37,6 +37,14 @@ impl QueueConfig {
             rx_page_size: kernel::page::PAGE_SIZE as u32,
         }
     }
+
+    /// The buffer size as a page-allocation order (`rx_page_size` is a power
+    /// of two of at least a page), or `None` if it is not one.
+    pub(crate) fn order(&self) -> Option<u32> {
+        let page = kernel::page::PAGE_SIZE as u32;
+        (self.rx_page_size.is_power_of_two() && self.rx_page_size >= page)
+            .then(|| (self.rx_page_size / page).ilog2())
+    }
 }
 
 /// The queue-management API. Every method runs with the device's ops locks held.
@@ -78,6 +86,22 @@ pub(crate) trait QueueMgmt: NetDevOps {
     fn validate_config(_dev: &NetDev, _data: &Self::Priv, _cfg: &QueueConfig) -> Result {
         build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
     }
+
+    /// Whether the driver honours [`QueueConfig::rx_page_size`] other than one
+    /// page (`QCFG_RX_PAGE_SIZE`): memory providers may then ask for larger
+    /// buffers (io_uring zcrx's `rx_buf_len`), checked by `validate_config`.
+    const SUPPORTS_RX_PAGE_SIZE: bool = false;
+}
+
+/// The configuration RX queue `idx` of `dev` runs with now: the driver's
+/// default with the queue's memory provider's request applied (one page on
+/// kernels without queue configurations). Ops locks held.
+pub(crate) fn current_config(dev: &NetDev, idx: u32) -> QueueConfig {
+    // SAFETY: the device is allocated (`NetDev` invariant); the helper
+    // range-checks `idx` and reads the queue's provider parameters under the
+    // caller's ops locks.
+    let size = unsafe { bindings::dmn_rxq_page_size(dev.as_raw(), idx) };
+    QueueConfig { rx_page_size: size }
 }
 
 struct QueueTable<T>(PhantomData<T>);
@@ -296,6 +320,10 @@ impl<T: QueueMgmt> QueueTable<T> {
         #[cfg(dmn_queue_qcfg)]
         if T::HAS_VALIDATE_CONFIG {
             ops.ndo_validate_qcfg = Some(Self::validate_qcfg);
+        }
+        #[cfg(dmn_queue_qcfg)]
+        if T::SUPPORTS_RX_PAGE_SIZE {
+            ops.supported_params = bindings::DMN_QCFG_RX_PAGE_SIZE;
         }
         ops
     };

@@ -172,7 +172,8 @@ impl SkBuff {
         unsafe { bindings::dmn_skb_rx_finish(self.ptr.as_ptr(), dev.as_raw(), rxq, hash, l4_hash) }
     }
 
-    /// Appends a page-pool netmem as a frag; the skb takes over its reference.
+    /// Appends bytes `off..off + len` of a page-pool netmem as a frag; the skb
+    /// takes over its reference. `EINVAL` if they are not inside the buffer.
     pub(crate) fn add_netmem_frag(
         &mut self,
         mem: super::page_pool::Netmem<'_>,
@@ -182,6 +183,12 @@ impl SkBuff {
         if self.nr_frags() as usize >= bindings::MAX_SKB_FRAGS as usize {
             return Err(ENOSPC);
         }
+        let size = mem.size();
+        // (u32 + u32 fits in usize.)
+        if off as usize + len as usize > size {
+            return Err(EINVAL);
+        }
+        let truesize = u32::try_from(size).map_err(|_| EINVAL)?;
         let raw = mem.into_raw();
         // SAFETY: the skb is ours and has a free frag slot; `raw` is a pool netmem
         // whose reference moves into the skb (which is marked for recycling).
@@ -191,7 +198,7 @@ impl SkBuff {
                 raw,
                 off,
                 len,
-                kernel::page::PAGE_SIZE as u32,
+                truesize,
             )
         };
         Ok(())

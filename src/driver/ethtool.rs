@@ -210,6 +210,9 @@ impl EthtoolOps for Nic {
             for (q, mem) in me.rxqs.iter().skip(old_rx as usize).zip(fresh) {
                 me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
                 q.napi.enable(dev, q.index);
+                // A sender that saw the old count may have queued a frame here
+                // after the queue stopped: poll it now rather than at the next frame.
+                q.napi.schedule();
             }
             for q in me
                 .rxqs

@@ -12,7 +12,8 @@ use super::{
 use crate::abstractions::{
     errno::enetdown,
     netdev::NetDev,
-    queue_mgmt::{QueueConfig, QueueMgmt},
+    page_pool::PagePool,
+    queue_mgmt::{current_config, QueueConfig, QueueMgmt},
 };
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
@@ -24,7 +25,7 @@ pub(crate) fn start_all(dev: &NetDev, data: &NicPriv) -> Result {
     let active = dev.real_num_rx_queues();
     for q in me.rxqs.iter().take(active as usize) {
         q.refresh_binding(dev);
-        let mem = QueueMem::new(dev, q, split)?;
+        let mem = QueueMem::new(dev, q, split, &current_config(dev, q.index))?;
         me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
         q.napi.enable(dev, q.index);
     }
@@ -55,7 +56,8 @@ pub(crate) fn new_mems(
     let rxqs = &data.me().rxqs;
     let mut mems = KVec::with_capacity(range.len(), GFP_KERNEL)?;
     for q in rxqs.iter().skip(range.start as usize).take(range.len()) {
-        mems.push(QueueMem::new(dev, q, split)?, GFP_KERNEL)?;
+        let cfg = current_config(dev, q.index);
+        mems.push(QueueMem::new(dev, q, split, &cfg)?, GFP_KERNEL)?;
     }
     Ok(mems)
 }
@@ -79,7 +81,12 @@ impl QueueMgmt for Nic {
         }
         // (The device may be down: the core then frees this memory at once, and
         // the queue gets fresh memory, with any provider, on open.)
-        QueueMem::new(dev, q, data.me().header_split.load(Ordering::Relaxed))
+        QueueMem::new(
+            dev,
+            q,
+            data.me().header_split.load(Ordering::Relaxed),
+            cfg,
+        )
     }
 
     fn queue_stop(dev: &NetDev, data: &NicPriv, idx: u32) -> Result<Option<QueueMem>> {
@@ -118,11 +125,17 @@ impl QueueMgmt for Nic {
     }
 
     fn validate_config(_dev: &NetDev, _data: &NicPriv, cfg: &QueueConfig) -> Result {
-        // Payload buffers are one page each.
-        if *cfg == QueueConfig::page_sized() {
-            Ok(())
-        } else {
-            Err(EINVAL)
+        // Payload buffers of a power of two from a page to MAX_RX_BUF bytes.
+        match cfg.order() {
+            Some(_) if cfg.rx_page_size <= MAX_RX_BUF => Ok(()),
+            _ => Err(EINVAL),
         }
     }
+
+    const SUPPORTS_RX_PAGE_SIZE: bool = true;
 }
+
+/// Largest RX payload buffer a queue takes (what a memory provider such as
+/// io_uring zcrx may ask for).
+pub(crate) const MAX_RX_BUF: u32 = 64 * 1024;
+const _: () = assert!(MAX_RX_BUF as usize <= kernel::page::PAGE_SIZE << PagePool::MAX_ORDER);

@@ -16,6 +16,7 @@ use crate::abstractions::{
     napi::{Napi, NapiCtx, NapiOff, NapiPoll},
     netdev::NetDev,
     page_pool::{PagePool, PoolConfig},
+    queue_mgmt::QueueConfig,
     ring::SkbRing,
     skb::{build_size, rx_headroom, SkBuff},
 };
@@ -136,15 +137,19 @@ pub(crate) struct QueueMem {
 }
 
 impl QueueMem {
-    /// Creates the pools of RX queue `q` of `dev`; with `split`, the payload pool
-    /// accepts a memory provider (what lets a devmem binding attach). Under rtnl.
-    pub(crate) fn new(dev: &NetDev, q: &RxQueue, split: bool) -> Result<Self> {
+    /// Creates the pools of RX queue `q` of `dev` for `cfg`: headers in pages,
+    /// payload in buffers of `cfg.rx_page_size`; with `split`, the payload pool
+    /// accepts a memory provider (what lets a devmem binding or an io_uring
+    /// zcrx area attach). Under the ops locks.
+    pub(crate) fn new(dev: &NetDev, q: &RxQueue, split: bool, cfg: &QueueConfig) -> Result<Self> {
+        let order = cfg.order().ok_or(EINVAL)?;
         let header = PagePool::new(&PoolConfig {
             dma_dev: dev.dma_dev(),
             napi: &q.napi,
             netdev: dev,
             queue: q.index,
             size: HEADER_POOL_SIZE,
+            order: 0,
             allow_unreadable: false,
         })?;
         let payload = PagePool::new(&PoolConfig {
@@ -153,6 +158,7 @@ impl QueueMem {
             netdev: dev,
             queue: q.index,
             size: PAYLOAD_POOL_SIZE,
+            order,
             allow_unreadable: split,
         })?;
         let devmem = payload.has_provider();
@@ -332,7 +338,7 @@ impl RxQueue {
             }
             Some(l)
                 if l.payload_len > 0
-                    && l.payload_len.div_ceil(kernel::page::PAGE_SIZE) <= MAX_FRAGS =>
+                    && l.payload_len <= MAX_FRAGS * mem.payload.buf_size() =>
             {
                 let skb = self.receive_split(dev, mem, wire, l.header_len, l.payload_len)?;
                 self.stats.hds_packets.add(1);
@@ -411,7 +417,9 @@ impl RxQueue {
         Ok(SkBuff::build(frag, headroom, len as u32)?)
     }
 
-    /// Appends frame bytes `from..from + len` to `skb` as page-sized buffers of `pool`.
+    /// Appends frame bytes `from..from + len` to `skb` in buffers of `pool`
+    /// (one frag per buffer, each filled a page at a time: the bus addresses
+    /// of a buffer are contiguous, its pages need not be mapped together).
     fn frags_from(
         &self,
         dev: &NetDev,
@@ -424,10 +432,17 @@ impl RxQueue {
         let mut off = from;
         let end = from + len;
         let dma = dev.dma_dev();
+        let page = kernel::page::PAGE_SIZE;
         while off < end {
-            let n = (end - off).min(kernel::page::PAGE_SIZE);
             let buf = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
-            device_write_with(dma, buf.dma_addr(), n, |dst| wire.read(off, dst))?;
+            let n = (end - off).min(buf.size());
+            let base = buf.dma_addr();
+            let mut at = 0;
+            while at < n {
+                let m = (n - at).min(page);
+                device_write_with(dma, base + at as u64, m, |dst| wire.read(off + at, dst))?;
+                at += m;
+            }
             skb.add_netmem_frag(buf, 0, n as u32)?;
             off += n;
         }

@@ -164,6 +164,25 @@ void dmn_wait_provider_release(void)
 #endif
 }
 
+/*
+ * The RX buffer size RX queue @idx runs with: 7.2 renders it from the
+ * driver's default and the queue's memory provider (io_uring zcrx's
+ * rx_buf_len); older kernels have no queue configuration: one page.
+ */
+unsigned int dmn_rxq_page_size(struct net_device *dev, unsigned int idx)
+{
+#ifdef DMN_QUEUE_QCFG
+	struct netdev_queue_config qcfg;
+
+	if (idx < dev->num_rx_queues && dev->queue_mgmt_ops) {
+		netdev_queue_config(dev, idx, &qcfg);
+		if (qcfg.rx_page_size)
+			return qcfg.rx_page_size;
+	}
+#endif
+	return PAGE_SIZE;
+}
+
 #ifdef DMN_RESTART_EXPORTED
 MODULE_IMPORT_NS("NETDEV_INTERNAL");
 

@@ -493,16 +493,17 @@ bool dmn_ring_empty(struct ptr_ring *ring)
 
 struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struct *napi,
 				       struct net_device *netdev, unsigned int queue_idx,
-				       unsigned int pool_size, bool allow_unreadable)
+				       unsigned int pool_size, unsigned int order,
+				       bool allow_unreadable)
 {
 	struct page_pool_params pp = {
-		.order = 0,
+		.order = order,
 		.pool_size = pool_size,
 		.nid = NUMA_NO_NODE,
 		.dev = dma_dev,
 		.napi = napi,
 		.dma_dir = DMA_FROM_DEVICE,
-		.max_len = PAGE_SIZE,
+		.max_len = PAGE_SIZE << order,
 		.offset = 0,
 		.netdev = netdev,
 		.queue_idx = queue_idx,

@@ -147,13 +147,29 @@ fn queue_ops_check_their_arguments(test: &mut Test) {
         Nic::queue_stop(dev, &data, 9).err(),
         Some(kernel::error::code::EINVAL)
     );
-    // Payload buffers are pages: other sizes are refused.
-    let big = QueueConfig {
-        rx_page_size: 4 * kernel::page::PAGE_SIZE as u32,
+    // Payload buffers of a power of two from a page to 64 KiB (io_uring zcrx's
+    // rx_buf_len); memory for one has a payload pool of that buffer size and
+    // a page-sized header pool.
+    let sized = |n: usize| QueueConfig {
+        rx_page_size: n as u32,
     };
-    kunit_expect!(test, Nic::validate_config(dev, &data, &big).is_err());
-    kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &big, 0).is_err());
-    kunit_expect!(test, Nic::validate_config(dev, &data, &PAGE_CFG).is_ok());
+    let page = kernel::page::PAGE_SIZE;
+    for bad in [page / 2, 3 * page, 128 * 1024, 0] {
+        kunit_expect!(test, Nic::validate_config(dev, &data, &sized(bad)).is_err());
+        kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &sized(bad), 0).is_err());
+    }
+    for good in [page, 4 * page, 64 * 1024] {
+        kunit_expect!(test, Nic::validate_config(dev, &data, &sized(good)).is_ok());
+        match Nic::queue_mem_alloc(dev, &data, &sized(good), 0) {
+            Ok(mem) => {
+                let (header, payload) = mem.pools();
+                kunit_expect_eq!(test, payload.buf_size(), good);
+                kunit_expect_eq!(test, header.buf_size(), page);
+                Nic::queue_mem_free(dev, &data, mem);
+            }
+            Err(e) => test.fail(format_args!("{} byte buffers: {:?}", good, e)),
+        }
+    }
     // A lock guard of one device does not open another.
     let other = pair.dev(1);
     kunit_expect_eq!(

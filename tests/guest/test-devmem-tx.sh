@@ -149,7 +149,10 @@ tx_killed_with_buffers_out() {
 		sleep 0.1
 	done
 	if [ "$n" != 0 ]; then
-		grep -B12 "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo | head -40
+		grep -B4 "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo | head -20
+		echo "sockets: $(ss -tanH | grep -v LISTEN | tr -s ' ' | paste -sd';')"
+		echo "peer sockets: $(ip netns exec peer ss -tanH | grep -v LISTEN | tr -s ' ' | paste -sd';')"
+		echo "dmnic0: tx devmem_packets $(tx_sum dmnic0 devmem_packets) dropped $(tx_sum dmnic0 dropped); dmnic1: rx packets $(rx_sum dmnic1 packets peer) drops $(rx_sum dmnic1 drops peer)"
 		echo "$n dma-bufs still attached to devmemnic 60 s after the stream ended"
 		return 1
 	fi

@@ -1,0 +1,98 @@
+#!/bin/bash
+# Guest tests: io_uring zero-copy receive (zcrx) on devmemnic (7.2): upstream's
+# iou-zcrx (tools/testing/selftests/drivers/net/hw, unmodified) registers an
+# io_uring area as the memory provider of one dmnic1 RX queue, and payload
+# lands in it by the queue's DMA (header split), headers in host memory.
+source /extra/lib.sh
+
+if ! devmem72_kernel; then
+	echo "info: this kernel has no io_uring zcrx: nothing to run"
+	exit 0
+fi
+
+# As upstream's iou-zcrx.py single(): header split on, hds-thresh 0, 64 RX
+# ring entries, RSS over the queues below the last, an ntuple rule steering
+# the test port (tcp6) to the last queue. Prints that queue's index.
+zcrx_setup() { # port
+	local port="$1" target
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on rx 64 || return 1
+	ip netns exec peer dmn-xfer hds-thresh dmnic1 0 >/dev/null || return 1
+	ip netns exec peer ethtool -K dmnic1 ntuple on || return 1
+	target=$(($(ip netns exec peer ethtool -l dmnic1 | awk '/^Combined:/ { n = $2 } END { print n }') - 1))
+	ip netns exec peer ethtool -X dmnic1 equal $target || return 1
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp6 dst-port "$port" action $target >/dev/null || return 1
+	echo $target
+}
+
+# Upstream iou-zcrx, server on dmnic1's last queue in namespace "peer",
+# client from dmnic0 (over IPv6, as upstream): the server checks every byte
+# of the client's 2 MiB against its pattern and fails after 5 s without the
+# end of stream. Payload must have landed in the io_uring area: the queue
+# counts frames whose payload went to its memory provider.
+upstream_iou_zcrx() { # port server-args client-args
+	local port="$1" sargs="$2" cargs="$3" q spid dm0 dm hds
+	setup_pair || return 1
+	q=$(zcrx_setup "$port") || return 1
+	dm0=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
+	# shellcheck disable=SC2086
+	ip netns exec peer iou-zcrx -6 -s -p "$port" -i dmnic1 -q "$q" $sargs >/tmp/zc.srv 2>&1 &
+	spid=$!
+	wait_listen "$port" || { cat /tmp/zc.srv; return 1; }
+	# shellcheck disable=SC2086
+	iou-zcrx -6 -c -h fd00::2 -p "$port" $cargs >/tmp/zc.cli 2>&1 || { echo "client: $(cat /tmp/zc.cli)"; return 1; }
+	wait $spid || { echo "server: $(cat /tmp/zc.srv)"; return 1; }
+	dm=$(($(stat_of dmnic1 "rx${q}_devmem_packets" peer) - dm0))
+	hds=$(stat_of dmnic1 "rx${q}_hds_packets" peer)
+	echo "info: iou-zcrx server ($sargs) validated the client's stream ($cargs): queue $q took $dm frames' payload into the io_uring area ($hds split)"
+	[ "$dm" -gt 0 ] || { echo "no payload went into the io_uring area"; return 1; }
+	# The server's exit unregistered the area: the queue is back on host memory.
+	ip netns exec peer ethtool -S dmnic1 >/dev/null
+	unload_clean || return 1
+}
+
+# A zcrx receiver killed (SIGKILL) in mid-stream, with buffers out to
+# userspace: its queue goes back to host memory, a plain flow through the same
+# queue works afterwards, and the module unloads with no page pool waiting.
+zcrx_receiver_killed() {
+	local port=5520 q spid cpid b0 n
+	setup_pair || return 1
+	q=$(zcrx_setup "$port") || return 1
+	ip netns exec peer iou-zcrx -6 -s -p "$port" -i dmnic1 -q "$q" >/tmp/zk.srv 2>&1 &
+	spid=$!
+	wait_listen "$port" || return 1
+	# Many clients' worth: the client sends 2 MiB, the server waits 5 s.
+	(while :; do iou-zcrx -6 -c -h fd00::2 -p "$port" -l 12840 || break; done) >/dev/null 2>&1 &
+	cpid=$!
+	b0=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
+	for n in $(seq 1 100); do
+		[ "$(stat_of dmnic1 "rx${q}_devmem_packets" peer)" -gt "$b0" ] && break
+		sleep 0.05
+	done
+	kill -9 $spid
+	wait $spid 2>/dev/null
+	kill $cpid 2>/dev/null
+	wait $cpid 2>/dev/null
+	n=$(($(stat_of dmnic1 "rx${q}_devmem_packets" peer) - b0))
+	echo "info: receiver killed after $n frames into the io_uring area"
+	[ "$n" -gt 0 ] || { echo "nothing reached the io_uring area before the kill"; return 1; }
+	# The same port (steered to the same queue) carries a validated flow now,
+	# into host memory.
+	local p0 d0
+	p0=$(stat_of dmnic1 "rx${q}_packets" peer)
+	d0=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
+	ip netns exec peer dmn-xfer recv "$port" $((4 * 1024 * 1024)) 7 >/tmp/zk.recv 2>&1 &
+	local rpid=$!
+	wait_listen "$port" || return 1
+	dmn-xfer send fd00::2 "$port" $((4 * 1024 * 1024)) 7 >/dev/null 2>&1 || { echo "plain send failed"; return 1; }
+	wait $rpid || { cat /tmp/zk.recv; return 1; }
+	grep -q " errors=0$" /tmp/zk.recv || { cat /tmp/zk.recv; return 1; }
+	echo "info: then through queue $q into host memory: $(cat /tmp/zk.recv)"
+	[ "$(stat_of dmnic1 "rx${q}_packets" peer)" -gt $((p0 + 100)) ] || { echo "the flow did not use queue $q"; return 1; }
+	[ "$(stat_of dmnic1 "rx${q}_devmem_packets" peer)" = "$d0" ] || { echo "queue $q still had a memory provider"; return 1; }
+	unload_clean || return 1
+}
+
+run_test zcrx/upstream-iou-zcrx upstream_iou_zcrx 5500 "" "-l 12840"
+run_test zcrx/upstream-iou-zcrx-oneshot upstream_iou_zcrx 5501 "-o 4" "-l 4096 -z 16384"
+run_test zcrx/receiver-killed-with-buffers-out zcrx_receiver_killed
+exit $GUEST_FAILED
