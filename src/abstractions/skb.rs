@@ -192,15 +192,7 @@ impl SkBuff {
         let raw = mem.into_raw();
         // SAFETY: the skb is ours and has a free frag slot; `raw` is a pool netmem
         // whose reference moves into the skb (which is marked for recycling).
-        unsafe {
-            bindings::dmn_skb_add_rx_frag_netmem(
-                self.ptr.as_ptr(),
-                raw,
-                off,
-                len,
-                truesize,
-            )
-        };
+        unsafe { bindings::dmn_skb_add_rx_frag_netmem(self.ptr.as_ptr(), raw, off, len, truesize) };
         Ok(())
     }
 

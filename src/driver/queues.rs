@@ -81,12 +81,7 @@ impl QueueMgmt for Nic {
         }
         // (The device may be down: the core then frees this memory at once, and
         // the queue gets fresh memory, with any provider, on open.)
-        QueueMem::new(
-            dev,
-            q,
-            data.me().header_split.load(Ordering::Relaxed),
-            cfg,
-        )
+        QueueMem::new(dev, q, data.me().header_split.load(Ordering::Relaxed), cfg)
     }
 
     fn queue_stop(dev: &NetDev, data: &NicPriv, idx: u32) -> Result<Option<QueueMem>> {

@@ -336,10 +336,7 @@ impl RxQueue {
                 self.stats.below_hds_thresh.add(1);
                 skb
             }
-            Some(l)
-                if l.payload_len > 0
-                    && l.payload_len <= MAX_FRAGS * mem.payload.buf_size() =>
-            {
+            Some(l) if l.payload_len > 0 && l.payload_len <= MAX_FRAGS * mem.payload.buf_size() => {
                 let skb = self.receive_split(dev, mem, wire, l.header_len, l.payload_len)?;
                 self.stats.hds_packets.add(1);
                 if mem.devmem {

@@ -156,7 +156,10 @@ fn queue_ops_check_their_arguments(test: &mut Test) {
     let page = kernel::page::PAGE_SIZE;
     for bad in [page / 2, 3 * page, 128 * 1024, 0] {
         kunit_expect!(test, Nic::validate_config(dev, &data, &sized(bad)).is_err());
-        kunit_expect!(test, Nic::queue_mem_alloc(dev, &data, &sized(bad), 0).is_err());
+        kunit_expect!(
+            test,
+            Nic::queue_mem_alloc(dev, &data, &sized(bad), 0).is_err()
+        );
     }
     for good in [page, 4 * page, 64 * 1024] {
         kunit_expect!(test, Nic::validate_config(dev, &data, &sized(good)).is_ok());

@@ -111,6 +111,26 @@ rs_tx_chunks_to_host() {
 # dma-bufs attached to a devmemnic device (debugfs), e.g. by a TX binding.
 dmabufs_on_devmemnic() { grep -c "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo; }
 
+# Waits up to $1 s until no dma-buf is attached to a devmemnic parent. Each
+# round runs NET_RX on every CPU: an RX skb freed by a socket on another CPU
+# waits, with its devmem buffers (and so the binding), on the defer list of
+# the CPU that received it until that CPU's next NET_RX (kick_net_rx).
+wait_dmabufs_detached() { # secs
+	local i n
+	for i in $(seq 1 $(($1 * 10))); do
+		n=$(dmabufs_on_devmemnic)
+		[ "$n" = 0 ] && return 0
+		kick_net_rx
+		sleep 0.1
+	done
+	grep -B4 "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo | head -20
+	echo "sockets: $(netstat -tn 2>&1 | tail -n +3 | tr -s ' ' | paste -sd';')"
+	echo "peer sockets: $(ip netns exec peer netstat -tn 2>&1 | tail -n +3 | tr -s ' ' | paste -sd';')"
+	echo "dmnic0: tx devmem_packets $(tx_sum dmnic0 devmem_packets) dropped $(tx_sum dmnic0 dropped); dmnic1: rx packets $(rx_sum dmnic1 packets peer) drops $(rx_sum dmnic1 drops peer)"
+	echo "$n dma-bufs still attached to devmemnic after $1 s"
+	return 1
+}
+
 # A devmem sender killed (SIGKILL) in mid-stream, with sends outstanding
 # (zerocopy completions pending, its dma-buf frags queued in TCP): the binding
 # is unbound with the process; the orphaned socket still delivers what it
@@ -121,7 +141,7 @@ dmabufs_on_devmemnic() { grep -c "^	devmemnic\." /sys/kernel/debug/dma_buf/bufin
 # pointing at a freed device, hence the wait before rmmod.)
 tx_killed_with_buffers_out() {
 	setup_pair || return 1
-	local port=5430 pid tpid i sent=0 t0 n
+	local port=5430 pid tpid i sent=0 t0
 	rs_server $port /tmp/t5.out -c 10.9.0.1 -v 7
 	pid=$RS_PID
 	wait_listen $port || return 1
@@ -143,19 +163,7 @@ tx_killed_with_buffers_out() {
 	echo "info: $(cat /tmp/t5.out)"
 	[ "$(summary_field /tmp/t5.out validation_errors)" = 0 ] || { echo "validation errors"; return 1; }
 	t0=$(uptime_now)
-	for i in $(seq 1 600); do
-		n=$(dmabufs_on_devmemnic)
-		[ "$n" = 0 ] && break
-		sleep 0.1
-	done
-	if [ "$n" != 0 ]; then
-		grep -B4 "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo | head -20
-		echo "sockets: $(ss -tanH | grep -v LISTEN | tr -s ' ' | paste -sd';')"
-		echo "peer sockets: $(ip netns exec peer ss -tanH | grep -v LISTEN | tr -s ' ' | paste -sd';')"
-		echo "dmnic0: tx devmem_packets $(tx_sum dmnic0 devmem_packets) dropped $(tx_sum dmnic0 dropped); dmnic1: rx packets $(rx_sum dmnic1 packets peer) drops $(rx_sum dmnic1 drops peer)"
-		echo "$n dma-bufs still attached to devmemnic 60 s after the stream ended"
-		return 1
-	fi
+	wait_dmabufs_detached 60 || return 1
 	echo "info: the killed sender's binding was freed $(secs_since "$t0") s after the stream ended"
 	unload_clean || return 1
 }
@@ -200,11 +208,7 @@ bind_tx_churn() {
 	bg_flow_stop_check 5450 || return 1
 	echo "info: $cycles bind-tx/send/unbind cycles of $bytes bytes under traffic and ring/channel changes, $fails failures"
 	[ "$fails" = 0 ] || return 1
-	for i in $(seq 1 100); do
-		[ "$(dmabufs_on_devmemnic)" = 0 ] && break
-		sleep 0.1
-	done
-	[ "$(dmabufs_on_devmemnic)" = 0 ] || { echo "dma-bufs still attached to devmemnic"; return 1; }
+	wait_dmabufs_detached 10 || return 1
 	unload_clean || return 1
 }
 

@@ -92,7 +92,38 @@ zcrx_receiver_killed() {
 	unload_clean || return 1
 }
 
+# ncdevmem-rs receives with zcrx into a dma-heap dma-buf (an area of
+# physically contiguous chunks, as large buffers need) with RX buffers of
+# $1 bytes (7.2's QCFG_RX_PAGE_SIZE): 16 MiB of the -v 7 pattern, validated
+# in the dma-buf; completions never exceed a buffer, and with buffers larger
+# than a page some do exceed a page (the payload pool's buffers really are
+# that large).
+rs_zcrx() { # rx-buf-len
+	local len="$1" port=$((5530 + $1 / 4096)) bytes=$((16 * 1024 * 1024)) spid largest
+	setup_pair || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	ip netns exec peer ncdevmem-rs -l --zcrx --rx-buf-len "$len" -s 10.9.0.2 -c 10.9.0.1 -p $port \
+		-f dmnic1 -t 15 -q 1 -v 7 --provider dma-heap --size $((32 * 1024 * 1024)) >/tmp/rz.out 2>/tmp/rz.err &
+	spid=$!
+	wait_listen $port || { cat /tmp/rz.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/rz.cli || { cat /tmp/rz.cli; return 1; }
+	wait $spid || { tail -3 /tmp/rz.err; return 1; }
+	echo "info: $(cat /tmp/rz.out)"
+	[ "$(summary_field /tmp/rz.out bytes)" = $bytes ] || { echo "received $(summary_field /tmp/rz.out bytes) bytes"; return 1; }
+	[ "$(summary_field /tmp/rz.out validation_errors)" = 0 ] || return 1
+	[ "$(summary_field /tmp/rz.out rx_buf_len)" = "$len" ] || { echo "queue ran with other buffers"; return 1; }
+	largest=$(summary_field /tmp/rz.out largest_chunk)
+	[ "$largest" -le "$len" ] || { echo "a $largest-byte chunk in $len-byte buffers"; return 1; }
+	if [ "$len" -gt 4096 ]; then
+		[ "$largest" -gt 4096 ] || { echo "no chunk larger than a page in $len-byte buffers"; return 1; }
+	fi
+	[ "$(stat_of dmnic1 rx15_devmem_packets peer)" -gt 0 ] || { echo "nothing went into the area"; return 1; }
+	unload_clean || return 1
+}
+
 run_test zcrx/upstream-iou-zcrx upstream_iou_zcrx 5500 "" "-l 12840"
 run_test zcrx/upstream-iou-zcrx-oneshot upstream_iou_zcrx 5501 "-o 4" "-l 4096 -z 16384"
+run_test zcrx/ncdevmem-rs-4k-buffers rs_zcrx 4096
+run_test zcrx/ncdevmem-rs-64k-buffers rs_zcrx 65536
 run_test zcrx/receiver-killed-with-buffers-out zcrx_receiver_killed
 exit $GUEST_FAILED

@@ -43,6 +43,9 @@ options:
   --json                  print the summary as JSON
   --pattern-end E         the -v pattern's closing byte: zero (6.12's upstream ncdevmem),
                           newline (7.2's), or auto (the running kernel's; default)
+  --zcrx                  server: receive with io_uring zero-copy receive (Linux 6.15+) into
+                          the dma-buf as the area of queue -t START (-q 1), not devmem TCP
+  --rx-buf-len N          --zcrx: NIC buffer size, a power of two (0: a page; Linux 7.2+)
 testing:
   --fail-nth N            make the Nth kernel fault site (allocation) this thread passes
                           while configuring the NIC and binding fail (CONFIG_FAULT_INJECTION)
@@ -76,6 +79,8 @@ pub struct Opts {
     pub pattern_end: PatternEnd,
     pub max_chunk: usize,
     pub fail_on_linear: bool,
+    pub zcrx: bool,
+    pub rx_buf_len: u32,
 }
 
 /// (short, long, takes a value)
@@ -104,6 +109,8 @@ const FLAGS: &[(Option<char>, &str, bool)] = &[
     (None, "abuse-tokens", false),
     (None, "page-pools", false),
     (None, "pattern-end", true),
+    (None, "zcrx", false),
+    (None, "rx-buf-len", true),
 ];
 
 fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
@@ -138,6 +145,8 @@ fn apply(o: &mut Opts, long: &str, v: Option<&str>) -> Result<(), String> {
         "pattern-end" => o.pattern_end = v.parse()?,
         "max-chunk" => o.max_chunk = num(v, n)?,
         "fail-on-linear" => o.fail_on_linear = true,
+        "zcrx" => o.zcrx = true,
+        "rx-buf-len" => o.rx_buf_len = num(v, n)?,
         _ => unreachable!("{long}"),
     }
     Ok(())
@@ -250,6 +259,12 @@ fn check(o: &Opts) -> Result<(), String> {
     if o.max_chunk > 0 && (o.listen || o.iface.is_none()) {
         return Err("-z is a devmem TX option (-f IFACE without -l)".into());
     }
+    if o.zcrx && (!o.listen || o.queues != 1 || o.fail_nth.is_some() || o.abuse_tokens) {
+        return Err("--zcrx is a server option (-l) for one queue (-q 1)".into());
+    }
+    if o.rx_buf_len != 0 && !o.zcrx {
+        return Err("--rx-buf-len goes with --zcrx".into());
+    }
     if (o.fail_nth.is_some() || o.abuse_tokens) && !o.listen {
         return Err("--fail-nth and --abuse-tokens are server options (-l)".into());
     }
@@ -285,6 +300,24 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn zcrx_is_a_one_queue_server_option() {
+        let o = parse_args(&args(
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --rx-buf-len 65536",
+        ))
+        .unwrap();
+        assert!(o.zcrx);
+        assert_eq!((o.start, o.queues, o.rx_buf_len), (15, 1, 65536));
+        for bad in [
+            "-l -s 10.9.0.2 -f eth1 -t 15 --zcrx",
+            "-s 10.9.0.2 -f eth1 -q 1 --zcrx",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --rx-buf-len 65536",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --abuse-tokens",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
     }
 
     #[test]

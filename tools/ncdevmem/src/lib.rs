@@ -15,3 +15,4 @@ pub mod selftest;
 pub mod signals;
 pub mod token_abuse;
 pub mod tokens;
+pub mod zcrx;

@@ -21,6 +21,7 @@ use ncdevmem_rs::netlink::{bind_rx, page_pools, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
+use ncdevmem_rs::zcrx::{Chunk, Zcrx};
 use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
 use std::io::{self, BufRead, Read, Write};
@@ -409,6 +410,90 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     })
 }
 
+/// The server with io_uring zero-copy receive: the dma-buf becomes the zcrx
+/// area of queue -t START; every chunk is validated in the dma-buf and given
+/// back through the refill queue.
+fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
+    let iface = o.iface.as_deref().unwrap_or_default();
+    let ifindex = nic::ifindex(iface)?;
+    signals::install()?;
+    let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
+    let _cfg = if o.no_config {
+        None
+    } else {
+        Some(configure(o, iface)?)
+    };
+    let mut zc = Zcrx::register(ifindex, o.start, mem.fd(), o.size as u64, o.rx_buf_len)?;
+    eprintln!(
+        "io_uring zcrx: dma-buf ({} bytes) is the area of {iface} RX queue {}, {}-byte buffers",
+        o.size, o.start, zc.rx_buf_len
+    );
+    let addr = SocketAddr::new(o.server.unwrap(), o.port);
+    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    sock.set_reuse_address(true)?;
+    sock.bind(&addr.into())?;
+    sock.listen(1)?;
+    eprintln!("waiting for a connection on {addr}");
+    let (conn, _) = match sock.accept() {
+        Ok(c) => c,
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Outcome::Interrupted),
+        Err(e) => return Err(io::Error::new(e.kind(), format!("accept: {e}"))),
+    };
+    let fd = conn.as_raw_fd();
+    zc.arm(fd)?;
+    let mut pattern = Pattern::new(o.validate, o.pattern_end.byte());
+    let (mut bytes, mut chunks, mut errors, mut largest) = (0u64, 0u64, 0u64, 0u32);
+    let start = Instant::now();
+    let mut done = false;
+    while !done {
+        if signals::stop_requested() {
+            return Ok(Outcome::Interrupted);
+        }
+        let mut got = Vec::new();
+        let mut rearm = false;
+        match zc.wait(|c| match c {
+            Chunk::Data { offset, len } => got.push((offset, len)),
+            Chunk::End => done = true,
+            Chunk::Rearm => rearm = true,
+        }) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            r => r?,
+        }
+        if let Some(p) = pattern.as_mut() {
+            errors += mem.read_session(|r| -> io::Result<u64> {
+                let mut bad = 0;
+                for &(off, len) in &got {
+                    bad += p.check(r.bytes(off, len as usize)?);
+                }
+                Ok(bad)
+            })??;
+        }
+        for &(off, len) in &got {
+            bytes += u64::from(len);
+            chunks += 1;
+            largest = largest.max(len);
+            zc.refill(off, len);
+        }
+        if rearm && !done {
+            zc.arm(fd)?;
+        }
+        if o.max_bytes > 0 && bytes >= o.max_bytes {
+            break;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={} validation_errors={errors} secs={secs:.2} mibps={:.1}",
+        zc.rx_buf_len,
+        bytes as f64 / (1 << 20) as f64 / secs.max(1e-9)
+    );
+    Ok(if errors > 0 {
+        Outcome::ValidationFailed
+    } else {
+        Outcome::Ok
+    })
+}
+
 fn client(o: &Opts) -> io::Result<Outcome> {
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
@@ -645,7 +730,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let r = if o.listen {
+    let r = if o.listen && o.zcrx {
+        zcrx_server(&o)
+    } else if o.listen {
         server(&o)
     } else if o.iface.is_some() {
         devmem_client(&o)

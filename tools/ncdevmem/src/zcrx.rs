@@ -1,0 +1,216 @@
+//! io_uring zero-copy receive (zcrx, Linux 6.15+; large buffers 7.2+) into a
+//! dma-buf area: the dma-buf becomes the memory provider of one RX queue,
+//! `IORING_OP_RECV_ZC` completions name the payload's place in it, and each
+//! chunk goes back to the NIC through the refill queue once it was read.
+//!
+//! The `io-uring` crate provides the ring, the opcode and the registration
+//! call; the zcrx registration structures are its bindings of the uAPI. By
+//! hand only: the refill ring's layout (the kernel reports offsets into a
+//! region we map) and 7.2's `rx_buf_len`, which the crate's bindings (6.15's
+//! uAPI) still call `__resv2`.
+
+use io_uring::types::{
+    io_uring_region_desc, io_uring_zcrx_area_reg, io_uring_zcrx_ifq_reg, io_uring_zcrx_rqe,
+    IORING_MEM_REGION_TYPE_USER, IORING_ZCRX_AREA_SHIFT,
+};
+use io_uring::{cqueue, opcode, squeue, types, IoUring};
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Refill-queue entries (as upstream's iou-zcrx).
+const RQ_ENTRIES: u32 = 4096;
+/// `IORING_ZCRX_AREA_DMABUF` (the crate does not re-export the flag enum).
+const AREA_DMABUF: u32 = 1;
+const USER_DATA_RECV: u64 = 2;
+/// Offset bits of an area offset; the bits above name the area.
+const OFFSET_MASK: u64 = (1 << IORING_ZCRX_AREA_SHIFT) - 1;
+
+/// One registered zcrx interface queue: the ring and its refill queue.
+///
+/// The refill queue is `rq_len` bytes of our anonymous mapping at `rq`, which
+/// the kernel shares (registered as a user region); `head`, `tail` and `rqes`
+/// point into it at the offsets the kernel reported.
+pub struct Zcrx {
+    ring: IoUring<squeue::Entry, cqueue::Entry32>,
+    rq: *mut libc::c_void,
+    rq_len: usize,
+    head: *const AtomicU32,
+    tail: *const AtomicU32,
+    rqes: *mut io_uring_zcrx_rqe,
+    rq_tail: u32,
+    area_token: u64,
+    zcrx_id: u32,
+    /// Buffer size the queue runs with (what was asked for, or a page).
+    pub rx_buf_len: u32,
+}
+
+/// What one completion delivered.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Chunk {
+    /// `len` payload bytes at `offset` in the area.
+    Data { offset: u64, len: u32 },
+    /// The peer closed the stream.
+    End,
+    /// The multishot receive stopped (re-armed by the caller) with no data.
+    Rearm,
+}
+
+impl Zcrx {
+    /// Registers dma-buf `dmabuf_fd` (`len` bytes) as the area of RX queue
+    /// `queue` of `ifindex`, with `rx_buf_len`-byte buffers (0: a page).
+    pub fn register(
+        ifindex: u32,
+        queue: u32,
+        dmabuf_fd: RawFd,
+        len: u64,
+        rx_buf_len: u32,
+    ) -> io::Result<Self> {
+        let ring = IoUring::<squeue::Entry, cqueue::Entry32>::builder()
+            .setup_coop_taskrun()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_submit_all()
+            .build(512)?;
+        let page = 4096usize;
+        let rq_len = (RQ_ENTRIES as usize * std::mem::size_of::<io_uring_zcrx_rqe>() + page)
+            .next_multiple_of(page);
+        // SAFETY: a fresh anonymous mapping; checked below.
+        let rq = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                rq_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_ANONYMOUS | libc::MAP_PRIVATE,
+                -1,
+                0,
+            )
+        };
+        if rq == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: plain-data uAPI structures: all-zeroes is valid.
+        let (mut area, mut region, mut reg): (
+            io_uring_zcrx_area_reg,
+            io_uring_region_desc,
+            io_uring_zcrx_ifq_reg,
+        ) = unsafe { (std::mem::zeroed(), std::mem::zeroed(), std::mem::zeroed()) };
+        area.len = len;
+        area.flags = AREA_DMABUF;
+        area.dmabuf_fd = dmabuf_fd as u32;
+        region.user_addr = rq as u64;
+        region.size = rq_len as u64;
+        region.flags = IORING_MEM_REGION_TYPE_USER;
+        reg.if_idx = ifindex;
+        reg.if_rxq = queue;
+        reg.rq_entries = RQ_ENTRIES;
+        reg.area_ptr = &mut area as *mut _ as u64;
+        reg.region_ptr = &mut region as *mut _ as u64;
+        // 7.2's rx_buf_len (the crate's bindings predate it).
+        reg.__resv2 = rx_buf_len;
+        if let Err(e) = ring.submitter().register_ifq(&reg) {
+            // SAFETY: our mapping, unused by anyone else (registration failed).
+            unsafe { libc::munmap(rq, rq_len) };
+            return Err(io::Error::new(
+                e.kind(),
+                format!("io_uring zcrx registration: {e}"),
+            ));
+        }
+        let at = |off: u32| {
+            // SAFETY: the kernel reported offsets inside the region it accepted.
+            unsafe { rq.cast::<u8>().add(off as usize) }
+        };
+        Ok(Self {
+            head: at(reg.offsets.head).cast(),
+            tail: at(reg.offsets.tail).cast(),
+            rqes: at(reg.offsets.rqes).cast(),
+            ring,
+            rq,
+            rq_len,
+            rq_tail: 0,
+            area_token: area.rq_area_token,
+            zcrx_id: reg.zcrx_id,
+            rx_buf_len: if reg.__resv2 != 0 {
+                reg.__resv2
+            } else {
+                page as u32
+            },
+        })
+    }
+
+    /// Arms a multishot zero-copy receive on `fd`.
+    pub fn arm(&mut self, fd: RawFd) -> io::Result<()> {
+        let e = opcode::RecvZc::new(types::Fd(fd), 0)
+            .ifq(self.zcrx_id)
+            .build()
+            .user_data(USER_DATA_RECV);
+        // SAFETY: the entry names only `fd`, which outlives the ring's use of it
+        // (the caller keeps the connection until the stream ends).
+        unsafe { self.ring.submission().push(&e) }
+            .map_err(|_| io::Error::other("io_uring submission queue full"))?;
+        Ok(())
+    }
+
+    /// Waits for completions and hands each to `f`; an error completion ends it.
+    pub fn wait(&mut self, mut f: impl FnMut(Chunk)) -> io::Result<()> {
+        self.ring.submit_and_wait(1)?;
+        for cqe in self.ring.completion() {
+            if cqe.user_data() != USER_DATA_RECV {
+                return Err(io::Error::other("unexpected io_uring completion"));
+            }
+            let res = cqe.result();
+            if res < 0 {
+                return Err(io::Error::new(
+                    io::Error::from_raw_os_error(-res).kind(),
+                    format!("recv_zc: {}", io::Error::from_raw_os_error(-res)),
+                ));
+            }
+            let more = cqueue::more(cqe.flags());
+            if res == 0 {
+                f(if more { Chunk::Rearm } else { Chunk::End });
+                continue;
+            }
+            f(Chunk::Data {
+                offset: cqe.big_cqe()[0] & OFFSET_MASK,
+                len: res as u32,
+            });
+            if !more {
+                f(Chunk::Rearm);
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives `len` bytes at `offset` of the area back to the NIC.
+    pub fn refill(&mut self, offset: u64, len: u32) {
+        let i = (self.rq_tail & (RQ_ENTRIES - 1)) as usize;
+        // SAFETY: `rqes` has RQ_ENTRIES entries (as registered); the kernel only
+        // reads entries below the tail we publish next.
+        unsafe {
+            self.rqes.add(i).write(io_uring_zcrx_rqe {
+                off: offset | self.area_token,
+                len,
+                __pad: 0,
+            })
+        };
+        self.rq_tail = self.rq_tail.wrapping_add(1);
+        // SAFETY: `tail` points into the live shared region.
+        unsafe { &*self.tail }.store(self.rq_tail, Ordering::Release);
+    }
+
+    /// Entries the kernel has not taken back yet.
+    pub fn refill_pending(&self) -> u32 {
+        // SAFETY: `head` points into the live shared region.
+        self.rq_tail
+            .wrapping_sub(unsafe { &*self.head }.load(Ordering::Acquire))
+    }
+}
+
+impl Drop for Zcrx {
+    fn drop(&mut self) {
+        // (The kernel pinned the region's pages at registration and keeps
+        // them until the ring, dropped after this, releases the interface queue.)
+        // SAFETY: our mapping, not referenced by us after this.
+        unsafe { libc::munmap(self.rq, self.rq_len) };
+    }
+}
