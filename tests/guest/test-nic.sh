@@ -188,6 +188,9 @@ queue_counts() { # -> "RX TX" queues of dmnic1
 
 channels() {
 	setup_pair || return 1
+	local napis0 napis
+	napis0=$(ip netns exec peer dmn-xfer napi-ids dmnic1) || return 1
+	[ "$(echo "$napis0" | awk '$2 != 0' | wc -l)" = 16 ] || { echo "RX queues with a NAPI: $napis0"; return 1; }
 	ip netns exec peer ethtool -L dmnic1 combined 0 rx 2 tx 3 || return 1
 	[ "$(queue_counts)" = "2 3" ] || { echo "combined 0 rx 2 tx 3: queues $(queue_counts)"; return 1; }
 	ip netns exec peer ethtool -l dmnic1 | grep -A4 Current | tr -s ' \t' ' ' | grep -q "Combined: 0" ||
@@ -202,6 +205,10 @@ channels() {
 	[ "$(queue_counts)" = "3 2" ] || { echo "combined 2 rx 1: queues $(queue_counts)"; return 1; }
 	ip netns exec peer ethtool -L dmnic1 combined 16 rx 0 || return 1
 	[ "$(queue_counts)" = "16 16" ] || { echo "combined 16: queues $(queue_counts)"; return 1; }
+	# Each RX queue keeps its NAPI (and its id) across the changes.
+	napis=$(ip netns exec peer dmn-xfer napi-ids dmnic1) || return 1
+	[ "$napis" = "$napis0" ] || { echo "NAPI ids changed: before $(echo $napis0), after $(echo $napis)"; return 1; }
+	echo "info: 16 RX queues kept their NAPI ids ($(echo "$napis0" | awk 'NR == 1 { a = $2 } END { print a "..." $2 }')) across channel changes"
 	xfer_check 10.9.0.2 5505 $((4 * MIB)) >/dev/null || return 1
 	teardown_pair
 }

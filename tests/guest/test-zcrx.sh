@@ -33,6 +33,11 @@ upstream_iou_zcrx() { # port server-args client-args
 	local port="$1" sargs="$2" cargs="$3" q spid dm0 dm hds
 	setup_pair || return 1
 	q=$(zcrx_setup "$port") || return 1
+	# Large chunks (-x): the area is 2 MB huge pages (upstream sets 64 aside).
+	if [[ " $sargs " == *" -x "* ]]; then
+		echo 64 >/proc/sys/vm/nr_hugepages
+		[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 16 ] || { echo "no huge pages for the area"; return 1; }
+	fi
 	dm0=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
 	# shellcheck disable=SC2086
 	ip netns exec peer iou-zcrx -6 -s -p "$port" -i dmnic1 -q "$q" $sargs >/tmp/zc.srv 2>&1 &
@@ -40,7 +45,8 @@ upstream_iou_zcrx() { # port server-args client-args
 	wait_listen "$port" || { cat /tmp/zc.srv; return 1; }
 	# shellcheck disable=SC2086
 	iou-zcrx -6 -c -h fd00::2 -p "$port" $cargs >/tmp/zc.cli 2>&1 || { echo "client: $(cat /tmp/zc.cli)"; return 1; }
-	wait $spid || { echo "server: $(cat /tmp/zc.srv)"; return 1; }
+	# (Exit 42 is upstream's skip: here everything it needs is there.)
+	wait $spid || { echo "server exited $?: $(cat /tmp/zc.srv)"; return 1; }
 	dm=$(($(stat_of dmnic1 "rx${q}_devmem_packets" peer) - dm0))
 	hds=$(stat_of dmnic1 "rx${q}_hds_packets" peer)
 	echo "info: iou-zcrx server ($sargs) validated the client's stream ($cargs): queue $q took $dm frames' payload into the io_uring area ($hds split)"
@@ -121,9 +127,64 @@ rs_zcrx() { # rx-buf-len
 	unload_clean || return 1
 }
 
+# An area asking for 128 KiB buffers (more than a queue takes) is refused at
+# registration with a clear error; the NIC is restored and the module
+# unloads (no provider was left on the queue).
+rs_zcrx_oversized() {
+	setup_pair || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	if ip netns exec peer ncdevmem-rs -l --zcrx --rx-buf-len 131072 -s 10.9.0.2 -p 5540 -f dmnic1 \
+		-t 15 -q 1 --provider dma-heap --size $((8 * 1024 * 1024)) >/tmp/ro.out 2>/tmp/ro.err; then
+		echo "128 KiB buffers were accepted"
+		return 1
+	fi
+	grep -q "io_uring zcrx registration: " /tmp/ro.err || { cat /tmp/ro.err; return 1; }
+	echo "info: $(grep 'registration' /tmp/ro.err)"
+	[ "$(ip netns exec peer ethtool -n dmnic1 | grep -c '^Filter:')" = 0 ] || { echo "a rule was left"; return 1; }
+	unload_clean || return 1
+}
+
+# Rings resized under zcrx traffic: while ncdevmem-rs receives 48 MiB (96
+# MiB in make stress) into a dma-heap area with 64 KiB buffers, dmnic1's RX
+# ring and dmnic0's TX ring change size every 0.3 s and shrinking dmnic1 below
+# the bound queue is tried while it is bound (and must be refused). Every
+# byte arrives valid.
+rs_zcrx_resizes() {
+	local port=5550 bytes=$(($(tier 48 96) * 1024 * 1024)) spid rpid refused=0 i
+	setup_pair || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	ip netns exec peer ncdevmem-rs -l --zcrx --rx-buf-len 65536 -s 10.9.0.2 -c 10.9.0.1 -p $port \
+		-f dmnic1 -t 15 -q 1 -v 7 --provider dma-heap --size $((32 * 1024 * 1024)) >/tmp/zr.out 2>/tmp/zr.err &
+	spid=$!
+	wait_listen $port || { cat /tmp/zr.err; return 1; }
+	(
+		while :; do
+			ip netns exec peer ethtool -G dmnic1 rx 64; ethtool -G dmnic0 tx 64; sleep 0.3
+			ip netns exec peer ethtool -G dmnic1 rx 1024; ethtool -G dmnic0 tx 1024; sleep 0.3
+		done
+	) >/dev/null 2>&1 &
+	rpid=$!
+	# (Before the stream: the receiver unbinds as soon as it ends.)
+	for i in 1 2 3; do
+		ip netns exec peer ethtool -L dmnic1 combined 8 2>/dev/null || refused=$((refused + 1))
+	done
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/zr.cli || { kill $rpid; cat /tmp/zr.cli; return 1; }
+	kill $rpid
+	wait $rpid 2>/dev/null
+	wait $spid || { tail -3 /tmp/zr.err; return 1; }
+	echo "info: $(cat /tmp/zr.out); shrinking below the bound queue refused $refused of 3 times"
+	[ "$(summary_field /tmp/zr.out bytes)" = $bytes ] || return 1
+	[ "$(summary_field /tmp/zr.out validation_errors)" = 0 ] || return 1
+	[ "$refused" = 3 ] || { echo "channels shrank below a bound queue"; return 1; }
+	unload_clean || return 1
+}
+
 run_test zcrx/upstream-iou-zcrx upstream_iou_zcrx 5500 "" "-l 12840"
 run_test zcrx/upstream-iou-zcrx-oneshot upstream_iou_zcrx 5501 "-o 4" "-l 4096 -z 16384"
+run_test zcrx/upstream-iou-zcrx-large-chunks upstream_iou_zcrx 5502 "-x 2" "-l 12840"
 run_test zcrx/ncdevmem-rs-4k-buffers rs_zcrx 4096
 run_test zcrx/ncdevmem-rs-64k-buffers rs_zcrx 65536
+run_test zcrx/oversized-buffers-refused rs_zcrx_oversized
+run_test zcrx/rings-resized-under-traffic rs_zcrx_resizes
 run_test zcrx/receiver-killed-with-buffers-out zcrx_receiver_killed
 exit $GUEST_FAILED

@@ -95,6 +95,36 @@ enum Outcome {
     Interrupted,
 }
 
+/// A progress line on stderr, rewritten every 2 s, ended when dropped if
+/// it was ever printed.
+struct Progress {
+    start: Instant,
+    last: Option<Instant>,
+}
+
+impl Progress {
+    fn new(start: Instant) -> Self {
+        Self { start, last: None }
+    }
+
+    /// Prints `line()` if 2 s passed since the last print (or the start).
+    fn tick(&mut self, line: impl FnOnce(f64) -> String) {
+        let since = self.last.unwrap_or(self.start);
+        if since.elapsed() >= Duration::from_secs(2) {
+            self.last = Some(Instant::now());
+            eprint!("\r{}   ", line(self.start.elapsed().as_secs_f64()));
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if self.last.is_some() {
+            eprintln!();
+        }
+    }
+}
+
 /// Configures the NIC as upstream's server does (its `ethtool` commands):
 /// flow steering reset, header split on, RSS over queues 0..START-1, and a
 /// rule steering the flow (from -c CLIENT_IP:PORT if given) to queue START.
@@ -227,7 +257,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     let hold_for = Duration::from_secs(o.hold);
     let mut hold_done = o.hold == 0;
     let mut last_data = start;
-    let mut last_report = start;
+    let mut progress = Progress::new(start);
     let mut interrupted = false;
     let mut abused = false;
     loop {
@@ -372,14 +402,13 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             s.linear_bytes += n as u64;
         }
         s.bytes += n as u64;
-        if last_report.elapsed() >= Duration::from_secs(2) {
-            last_report = Instant::now();
-            eprint!(
-                "\r{} MiB, {:.1} MiB/s   ",
+        progress.tick(|secs| {
+            format!(
+                "{} MiB, {:.1} MiB/s",
                 s.bytes >> 20,
-                s.bytes as f64 / (1 << 20) as f64 / start.elapsed().as_secs_f64()
-            );
-        }
+                s.bytes as f64 / (1 << 20) as f64 / secs
+            )
+        });
         if o.max_bytes > 0 && s.bytes >= o.max_bytes {
             break;
         }
@@ -388,7 +417,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
         s.tokens_returned += return_tokens(fd, &held)?;
     }
     s.secs = start.elapsed().as_secs_f64();
-    eprintln!();
+    drop(progress);
     if interrupted {
         eprintln!("ncdevmem-rs: interrupted; restoring");
     }
@@ -444,6 +473,7 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     let mut pattern = Pattern::new(o.validate, o.pattern_end.byte());
     let (mut bytes, mut chunks, mut errors, mut largest) = (0u64, 0u64, 0u64, 0u32);
     let start = Instant::now();
+    let mut progress = Progress::new(start);
     let mut done = false;
     while !done {
         if signals::stop_requested() {
@@ -477,16 +507,30 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
         if rearm && !done {
             zc.arm(fd)?;
         }
+        progress.tick(|secs| {
+            format!(
+                "{} MiB, {:.1} MiB/s, {chunks} chunks",
+                bytes >> 20,
+                bytes as f64 / (1 << 20) as f64 / secs
+            )
+        });
         if o.max_bytes > 0 && bytes >= o.max_bytes {
             break;
         }
     }
+    drop(progress);
     let secs = start.elapsed().as_secs_f64();
-    println!(
-        "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={} validation_errors={errors} secs={secs:.2} mibps={:.1}",
-        zc.rx_buf_len,
-        bytes as f64 / (1 << 20) as f64 / secs.max(1e-9)
-    );
+    let rate = bytes as f64 / (1 << 20) as f64 / secs.max(1e-9);
+    let len = zc.rx_buf_len;
+    if o.json {
+        println!(
+            "{{\"role\":\"zcrx\",\"bytes\":{bytes},\"chunks\":{chunks},\"largest_chunk\":{largest},\"rx_buf_len\":{len},\"validation_errors\":{errors},\"secs\":{secs:.3},\"mibps\":{rate:.1}}}"
+        );
+    } else {
+        println!(
+            "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={len} validation_errors={errors} secs={secs:.2} mibps={rate:.1}"
+        );
+    }
     Ok(if errors > 0 {
         Outcome::ValidationFailed
     } else {
@@ -520,24 +564,21 @@ fn client(o: &Opts) -> io::Result<Outcome> {
     }
     let start = Instant::now();
     let mut sent = 0u64;
-    let mut last_report = start;
+    let mut progress = Progress::new(start);
     while sent < o.bytes {
         let n = (o.bytes - sent).min(buf.len() as u64) as usize;
         stream.write_all(&buf[..n])?;
         sent += n as u64;
-        if last_report.elapsed() >= Duration::from_secs(2) {
-            last_report = Instant::now();
-            eprint!(
-                "\r{} of {} MiB sent, {:.1} MiB/s   ",
+        progress.tick(|secs| {
+            format!(
+                "{} of {} MiB sent, {:.1} MiB/s",
                 sent >> 20,
                 o.bytes >> 20,
-                sent as f64 / (1 << 20) as f64 / start.elapsed().as_secs_f64()
-            );
-        }
+                sent as f64 / (1 << 20) as f64 / secs
+            )
+        });
     }
-    if last_report != start {
-        eprintln!();
-    }
+    drop(progress);
     stream.shutdown(std::net::Shutdown::Write)?;
     let _ = stream.read(&mut buf[..1]);
     let s = Summary {
@@ -592,7 +633,7 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
         mem.write_at(0, &fill)?;
         drop(fill);
         let mut pos = 0usize;
-        let mut last_report = start;
+        let mut progress = Progress::new(start);
         while sent < o.bytes {
             if signals::stop_requested() {
                 return Ok(Outcome::Interrupted);
@@ -602,20 +643,17 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
             sent += n as u64;
             pos = (pos + n) % usable;
             tx.reap(None)?;
-            if last_report.elapsed() >= Duration::from_secs(2) {
-                last_report = Instant::now();
-                eprint!(
-                    "\r{} of {} MiB sent from the dma-buf, {} sends, {} completed   ",
+            progress.tick(|_| {
+                format!(
+                    "{} of {} MiB sent from the dma-buf, {} sends, {} completed",
                     sent >> 20,
                     o.bytes >> 20,
                     tx.sends,
                     tx.completed
-                );
-            }
+                )
+            });
         }
-        if last_report != start {
-            eprintln!();
-        }
+        drop(progress);
     } else {
         for line in io::stdin().lock().split(b'\n') {
             let mut line = line?;

@@ -249,12 +249,22 @@ pub struct GenlSocket {
 impl GenlSocket {
     /// Opens a socket with extended acks on.
     pub fn open() -> io::Result<Self> {
+        Self::open_protocol(libc::NETLINK_GENERIC)
+    }
+
+    /// Opens a route netlink socket (rtnetlink) with extended acks on, for
+    /// [`GenlSocket::route_request`].
+    pub fn open_route() -> io::Result<Self> {
+        Self::open_protocol(libc::NETLINK_ROUTE)
+    }
+
+    fn open_protocol(protocol: i32) -> io::Result<Self> {
         // SAFETY: plain syscall.
         let fd = unsafe {
             libc::socket(
                 libc::AF_NETLINK,
                 libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                libc::NETLINK_GENERIC,
+                protocol,
             )
         };
         if fd < 0 {
@@ -298,6 +308,26 @@ impl GenlSocket {
         self.exchange(family, cmd, version, NLM_F_REQUEST | NLM_F_DUMP, attrs)
     }
 
+    /// Sends an rtnetlink request of type `ty` (`RTM_*`) whose body (after the
+    /// netlink header: e.g. `ifinfomsg` and attributes) is `body`, acked.
+    pub fn route_request(
+        &mut self,
+        ty: u16,
+        flags: u16,
+        body: &[u8],
+    ) -> io::Result<Result<Vec<Reply>, NlError>> {
+        self.seq += 1;
+        let len = 16 + body.len();
+        let mut msg = Vec::with_capacity(len);
+        msg.extend_from_slice(&(len as u32).to_ne_bytes());
+        msg.extend_from_slice(&ty.to_ne_bytes());
+        msg.extend_from_slice(&(flags | NLM_F_REQUEST | NLM_F_ACK).to_ne_bytes());
+        msg.extend_from_slice(&self.seq.to_ne_bytes());
+        msg.extend_from_slice(&0u32.to_ne_bytes());
+        msg.extend_from_slice(body);
+        self.send_and_collect(&msg)
+    }
+
     fn exchange(
         &mut self,
         family: u16,
@@ -308,6 +338,11 @@ impl GenlSocket {
     ) -> io::Result<Result<Vec<Reply>, NlError>> {
         self.seq += 1;
         let msg = genl_msg_flags(family, cmd, version, self.seq, flags, attrs);
+        self.send_and_collect(&msg)
+    }
+
+    /// Sends `msg` (sequence number `self.seq`) and collects the replies.
+    fn send_and_collect(&mut self, msg: &[u8]) -> io::Result<Result<Vec<Reply>, NlError>> {
         // SAFETY: valid buffer; netlink to the kernel (nl_pid 0) via a zeroed address.
         let n = unsafe {
             let mut sa: libc::sockaddr_nl = std::mem::zeroed();
@@ -446,6 +481,55 @@ pub fn bind_tx(ifindex: u32, dmabuf_fd: u32) -> io::Result<Result<Binding, NlErr
     bind(NETDEV_CMD_BIND_TX, "bind-tx", &a)
 }
 
+/// `NETDEV_CMD_QUEUE_CREATE` (Linux 7.2) and its attributes.
+pub const NETDEV_CMD_QUEUE_CREATE: u8 = 16;
+pub const NETDEV_A_QUEUE_IFINDEX: u16 = 2;
+pub const NETDEV_A_QUEUE_LEASE: u16 = 8;
+pub const NETDEV_A_LEASE_IFINDEX: u16 = 1;
+pub const NETDEV_A_LEASE_QUEUE: u16 = 2;
+pub const NETDEV_A_LEASE_NETNS_ID: u16 = 3;
+
+/// Creates an RX queue on virtual device `ifindex` (netkit) leasing RX queue
+/// `queue` of physical device `phys_ifindex` (in the namespace this socket's
+/// namespace knows by `netns_id`, if given); the new queue's id.
+pub fn queue_create_lease(
+    ifindex: u32,
+    phys_ifindex: u32,
+    queue: u32,
+    netns_id: Option<i32>,
+) -> io::Result<Result<u32, NlError>> {
+    let mut a = Vec::new();
+    put_u32(&mut a, NETDEV_A_QUEUE_IFINDEX, ifindex);
+    put_u32(&mut a, NETDEV_A_QUEUE_TYPE, NETDEV_QUEUE_TYPE_RX);
+    let mut q = Vec::new();
+    put_u32(&mut q, NETDEV_A_QUEUE_ID, queue);
+    put_u32(&mut q, NETDEV_A_QUEUE_TYPE, NETDEV_QUEUE_TYPE_RX);
+    let mut lease = Vec::new();
+    put_u32(&mut lease, NETDEV_A_LEASE_IFINDEX, phys_ifindex);
+    put_nested(&mut lease, NETDEV_A_LEASE_QUEUE, &q);
+    if let Some(id) = netns_id {
+        put_attr(&mut lease, NETDEV_A_LEASE_NETNS_ID, &id.to_ne_bytes());
+    }
+    put_nested(&mut a, NETDEV_A_QUEUE_LEASE, &lease);
+    let mut sock = GenlSocket::open()?;
+    let family = match sock.resolve("netdev")? {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
+    let replies = match sock.request(family, NETDEV_CMD_QUEUE_CREATE, 1, &a)? {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e)),
+    };
+    let id = replies.iter().find_map(|r| match r {
+        Reply::Data(d) => find_attr(d, NETDEV_A_QUEUE_ID).and_then(get_u32),
+        Reply::Ack => None,
+    });
+    Ok(id.ok_or(NlError {
+        errno: libc::EPROTO,
+        msg: Some("queue-create reply without a queue id".into()),
+    }))
+}
+
 /// `NETDEV_CMD_PAGE_POOL_GET` and its attributes.
 pub const NETDEV_CMD_PAGE_POOL_GET: u8 = 5;
 const NETDEV_A_PAGE_POOL_ID: u16 = 1;
@@ -493,6 +577,42 @@ pub fn parse_page_pool(a: &[u8]) -> PagePoolInfo {
         }
     }
     p
+}
+
+/// `NETDEV_CMD_QUEUE_GET` and the NAPI id attribute of a queue.
+pub const NETDEV_CMD_QUEUE_GET: u8 = 10;
+pub const NETDEV_A_QUEUE_NAPI_ID: u16 = 4;
+
+/// An RX queue's id and its NAPI's id, if it has one.
+pub type QueueNapi = (u32, Option<u32>);
+
+/// The RX queues of device `ifindex` and their NAPI ids (`queue-get` dump),
+/// in the kernel's order.
+pub fn rx_queue_napis(ifindex: u32) -> io::Result<Result<Vec<QueueNapi>, NlError>> {
+    let mut sock = GenlSocket::open()?;
+    let family = match sock.resolve("netdev")? {
+        Ok(f) => f,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut a = Vec::new();
+    put_u32(&mut a, NETDEV_A_QUEUE_IFINDEX, ifindex);
+    Ok(sock
+        .dump(family, NETDEV_CMD_QUEUE_GET, 1, &a)?
+        .map(|replies| {
+            replies
+                .iter()
+                .filter_map(|r| match r {
+                    Reply::Data(d)
+                        if find_attr(d, NETDEV_A_QUEUE_TYPE).and_then(get_u32)
+                            == Some(NETDEV_QUEUE_TYPE_RX) =>
+                    {
+                        let id = find_attr(d, NETDEV_A_QUEUE_ID).and_then(get_u32)?;
+                        Some((id, find_attr(d, NETDEV_A_QUEUE_NAPI_ID).and_then(get_u32)))
+                    }
+                    _ => None,
+                })
+                .collect()
+        }))
 }
 
 /// The page pools of this network namespace's devices.

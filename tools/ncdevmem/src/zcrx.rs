@@ -104,11 +104,27 @@ impl Zcrx {
         reg.if_idx = ifindex;
         reg.if_rxq = queue;
         reg.rq_entries = RQ_ENTRIES;
-        reg.area_ptr = &mut area as *mut _ as u64;
-        reg.region_ptr = &mut region as *mut _ as u64;
         // 7.2's rx_buf_len (the crate's bindings predate it).
         reg.__resv2 = rx_buf_len;
-        if let Err(e) = ring.submitter().register_ifq(&reg) {
+        // The kernel writes its answers (offsets, id, area token) back into
+        // `reg` and `area`, which the crate takes by shared reference: keep
+        // them in heap cells only raw pointers name, and read them back
+        // volatile, so nothing assumes they stayed as written.
+        let area = Box::into_raw(Box::new(area));
+        let region = Box::new(region);
+        reg.area_ptr = area as u64;
+        reg.region_ptr = &*region as *const _ as u64;
+        let reg = Box::into_raw(Box::new(reg));
+        // SAFETY: `reg` is a live heap allocation of ours.
+        let registered = ring.submitter().register_ifq(unsafe { &*reg });
+        // SAFETY: both are live heap allocations of ours, taken back once.
+        let (reg, area) = unsafe {
+            let r = (std::ptr::read_volatile(reg), std::ptr::read_volatile(area));
+            drop(Box::from_raw(reg));
+            drop(Box::from_raw(area));
+            r
+        };
+        if let Err(e) = registered {
             // SAFETY: our mapping, unused by anyone else (registration failed).
             unsafe { libc::munmap(rq, rq_len) };
             return Err(io::Error::new(

@@ -5,6 +5,7 @@
 //! from the sender. The checksum is FNV-1a 64 over the bytes.
 
 pub mod inject;
+pub mod netkit;
 
 /// SplitMix64 finaliser.
 pub fn splitmix64(mut x: u64) -> u64 {

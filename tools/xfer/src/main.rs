@@ -42,7 +42,7 @@ const BUF: usize = 256 * 1024;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...] | fault N IFACE combined N|split on|off | hds-thresh IFACE N"
+        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...] | fault N IFACE combined N|split on|off | hds-thresh IFACE N | netkit-add PRIMARY PEER RX_QUEUES | queue-lease VIRT_IFACE PHYS_IFINDEX QUEUE [NETNS_ID] | napi-ids IFACE"
     );
     ExitCode::from(2)
 }
@@ -318,6 +318,76 @@ fn main() -> ExitCode {
                 eprintln!("dmn-xfer timed: {}: {e}", args[2]);
                 ExitCode::FAILURE
             })
+        }
+        Some("napi-ids") if args.len() == 2 => {
+            let r = ncdevmem_rs::nic::ifindex(&args[1])
+                .map_err(|e| e.to_string())
+                .and_then(|i| {
+                    ncdevmem_rs::netlink::rx_queue_napis(i)
+                        .map_err(|e| e.to_string())?
+                        .map_err(|e| e.to_string())
+                });
+            return match r {
+                Ok(qs) => {
+                    // One line per RX queue: "QUEUE NAPI_ID" (0: none).
+                    for (q, napi) in qs {
+                        println!("{q} {}", napi.unwrap_or(0));
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("dmn-xfer napi-ids: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some("netkit-add") if args.len() == 4 => {
+            let Ok(n) = args[3].parse() else {
+                return usage();
+            };
+            return match dmn_xfer::netkit::add_pair(&args[1], &args[2], n) {
+                Ok(Ok(())) => ExitCode::SUCCESS,
+                Ok(Err(e)) => {
+                    eprintln!("dmn-xfer netkit-add: {e}");
+                    ExitCode::FAILURE
+                }
+                Err(e) => {
+                    eprintln!("dmn-xfer netkit-add: {e}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some("queue-lease") if (4..=5).contains(&args.len()) => {
+            let (Ok(phys), Ok(queue)) = (args[2].parse(), args[3].parse()) else {
+                return usage();
+            };
+            let netns = match args.get(4).map(|a| a.parse::<i32>()) {
+                None => None,
+                Some(Ok(id)) => Some(id),
+                Some(Err(_)) => return usage(),
+            };
+            let virt = match ncdevmem_rs::nic::ifindex(&args[1]) {
+                Ok(i) => i,
+                Err(e) => {
+                    eprintln!("dmn-xfer queue-lease: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            return match ncdevmem_rs::netlink::queue_create_lease(virt, phys, queue, netns) {
+                Ok(Ok(id)) => {
+                    // The leased queue's id on the virtual device.
+                    println!("{id}");
+                    ExitCode::SUCCESS
+                }
+                Ok(Err(e)) => {
+                    eprintln!("dmn-xfer queue-lease: {e}");
+                    ExitCode::FAILURE
+                }
+                Err(e) => {
+                    eprintln!("dmn-xfer queue-lease: {e}");
+                    ExitCode::FAILURE
+                }
+            };
         }
         Some("hds-thresh") if args.len() == 3 => {
             let Ok(t) = args[2].parse() else {
