@@ -3,11 +3,13 @@
  * C helpers linked into devmemnic.ko (src/helpers/): thin wrappers of static
  * inline functions and macros that bindgen cannot call (wrappers.c), what
  * differs between 6.12 and 7.2 (compat.c), page-pool internals, the deferred
- * skb flush, module references, parameters and the debugfs knob.
+ * skb flush, module references, parameters, the debugfs knob and delayed
+ * calls.
  */
 #ifndef DEVMEMNIC_HELPERS_H
 #define DEVMEMNIC_HELPERS_H
 
+#include <linux/workqueue.h>
 #include <linux/types.h>
 
 struct device;
@@ -60,6 +62,16 @@ bool dmn_netif_rxfh_configured(const struct net_device *dev);
 bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
 void dmn_device_get(struct device *dev);
 void dmn_flush_deferred_skbs(void);
+/* Delayed calls (delayed_call.c). */
+struct dmn_delayed_call {
+	struct delayed_work work;
+	void (*fn)(struct dmn_delayed_call *c);
+};
+void dmn_delayed_call_init(struct dmn_delayed_call *c);
+void dmn_delayed_call_schedule(struct dmn_delayed_call *c,
+			       void (*fn)(struct dmn_delayed_call *), unsigned int ms);
+void dmn_delayed_call_cancel_sync(struct dmn_delayed_call *c);
+
 void dmn_this_module_get(void);
 void dmn_this_module_put(void);
 void dmn_rtnl_lock(void);

@@ -12,6 +12,7 @@
 pub(crate) mod bindings;
 pub(crate) mod debugfs;
 pub(crate) mod delay;
+pub(crate) mod delayed_call;
 pub(crate) mod dma;
 pub(crate) mod errno;
 pub(crate) mod ethtool;

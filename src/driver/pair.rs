@@ -15,6 +15,7 @@ use super::{
 use crate::abstractions::{
     debugfs::DebugfsRoot,
     delay::msleep,
+    delayed_call::{DelayedCall, DelayedCallback},
     napi::Napi,
     netdev::{default_features, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
     page_pool::wait_for_provider_release,
@@ -36,6 +37,10 @@ const SPLIT_DEFAULT: bool = true;
 /// One device of a pair.
 #[pin_data]
 pub(crate) struct Side {
+    /// Reaps the graveyard while it keeps memory (declared first: its drop
+    /// waits for a running reap before the graveyard goes).
+    #[pin]
+    reaper: DelayedCall,
     pub(crate) rxqs: KVec<Pin<KBox<RxQueue>>>,
     pub(crate) txqs: KVec<TxStats>,
     #[pin]
@@ -75,7 +80,11 @@ impl Side {
                 }
             }
         }
-        self.reap();
+        if self.reap() > 0 {
+            // Nothing tells us when the buffers are back: look again later, so
+            // the binding (and its dma-buf) goes soon after its last buffer.
+            DelayedCall::schedule(self, REAP_INTERVAL_MS);
+        }
     }
 
     /// Frees retired memory whose buffers have all come back; returns how much
@@ -93,6 +102,19 @@ impl Side {
         kept
     }
 }
+
+/// How often retired memory is checked for its buffers' return.
+const REAP_INTERVAL_MS: u32 = 200;
+
+impl DelayedCallback for Side {
+    fn run(&self) {
+        if self.reap() > 0 {
+            DelayedCall::schedule(self, REAP_INTERVAL_MS);
+        }
+    }
+}
+
+crate::impl_has_delayed_call!(Side, reaper);
 
 /// The state both devices of a pair share.
 #[pin_data]
@@ -150,6 +172,7 @@ fn new_side(parent: PlatformDevice, queues: u32) -> Result<impl PinInit<Side, Er
     }
     let steering = KBox::new(Steering::new(DEFAULT_RSS_KEY, queues), GFP_KERNEL)?;
     Ok(try_pin_init!(Side {
+        reaper <- DelayedCall::new(),
         rxqs,
         txqs,
         steering <- RcuBox::new(steering),

@@ -11,7 +11,13 @@ GUEST_FAILED=0
 DMN_TIER="${DMN_TIER:-check}"
 tier() { if [ "$DMN_TIER" = stress ]; then echo "$2"; else echo "$1"; fi; }
 
-pass() { echo "TEST $1 PASS${2:+ ($2)}"; }
+# Every verdict is also counted in $TESTS_RUN_FILE (run-all skips the
+# kmemleak scan after a script that ran no test).
+TESTS_RUN_FILE=/tmp/guest-tests-run
+pass() {
+	echo "TEST $1 PASS${2:+ ($2)}"
+	echo "$1" >>$TESTS_RUN_FILE
+}
 
 # Whether the running kernel has 7.2's devmem features (bind-tx, hds-thresh;
 # the guest's upstream ncdevmem then has TX mode, -z, -n, -L): 7.2, not 6.12.
@@ -22,6 +28,7 @@ uptime_now() { cut -d' ' -f1 /proc/uptime; }
 secs_since() { awk -v t0="$1" '{ printf "%.0f", $1 - t0 }' /proc/uptime; }
 fail() {
 	echo "TEST $1 FAIL: $2"
+	echo "$1" >>$TESTS_RUN_FILE
 	GUEST_FAILED=1
 }
 
@@ -295,6 +302,32 @@ kick_net_rx() {
 	for cpu in $(seq 0 $(($(nproc) - 1))); do
 		taskset -c "$cpu" ping -c 1 -W 1 127.0.0.1 >/dev/null 2>&1
 	done
+}
+
+# dma-bufs attached to a devmemnic parent device (a live binding each).
+dmabufs_on_devmemnic() {
+	[ -r /sys/kernel/debug/dma_buf/bufinfo ] || { echo "no dma_buf debugfs"; return 1; }
+	grep -c "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo
+}
+
+# Waits up to $1 s until no dma-buf is attached to a devmemnic parent. Each
+# round runs NET_RX on every CPU: an RX skb freed by a socket on another CPU
+# waits, with its devmem buffers (and so the binding), on the defer list of
+# the CPU that received it until that CPU's next NET_RX (kick_net_rx).
+wait_dmabufs_detached() { # secs
+	local i n
+	for i in $(seq 1 $(($1 * 10))); do
+		n=$(dmabufs_on_devmemnic)
+		[ "$n" = 0 ] && return 0
+		kick_net_rx
+		sleep 0.1
+	done
+	grep -B4 "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo | head -20
+	echo "sockets: $(netstat -tn 2>&1 | tail -n +3 | tr -s ' ' | paste -sd';')"
+	echo "peer sockets: $(ip netns exec peer netstat -tn 2>&1 | tail -n +3 | tr -s ' ' | paste -sd';')"
+	echo "dmnic0: tx devmem_packets $(tx_sum dmnic0 devmem_packets) dropped $(tx_sum dmnic0 dropped); dmnic1: rx packets $(rx_sum dmnic1 packets peer) drops $(rx_sum dmnic1 drops peer)"
+	echo "$n dma-bufs still attached to devmemnic after $1 s"
+	return 1
 }
 
 # Waits (up to 10 s) until no destroyed page pool waits for buffers.

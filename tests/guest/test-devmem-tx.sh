@@ -108,29 +108,6 @@ rs_tx_chunks_to_host() {
 	[ "$(summary_field /tmp/t4.tx sends)" -gt $((bytes / (1024 * 1024))) ] || { echo "sends not cut"; return 1; }
 }
 
-# dma-bufs attached to a devmemnic device (debugfs), e.g. by a TX binding.
-dmabufs_on_devmemnic() { grep -c "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo; }
-
-# Waits up to $1 s until no dma-buf is attached to a devmemnic parent. Each
-# round runs NET_RX on every CPU: an RX skb freed by a socket on another CPU
-# waits, with its devmem buffers (and so the binding), on the defer list of
-# the CPU that received it until that CPU's next NET_RX (kick_net_rx).
-wait_dmabufs_detached() { # secs
-	local i n
-	for i in $(seq 1 $(($1 * 10))); do
-		n=$(dmabufs_on_devmemnic)
-		[ "$n" = 0 ] && return 0
-		kick_net_rx
-		sleep 0.1
-	done
-	grep -B4 "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo | head -20
-	echo "sockets: $(netstat -tn 2>&1 | tail -n +3 | tr -s ' ' | paste -sd';')"
-	echo "peer sockets: $(ip netns exec peer netstat -tn 2>&1 | tail -n +3 | tr -s ' ' | paste -sd';')"
-	echo "dmnic0: tx devmem_packets $(tx_sum dmnic0 devmem_packets) dropped $(tx_sum dmnic0 dropped); dmnic1: rx packets $(rx_sum dmnic1 packets peer) drops $(rx_sum dmnic1 drops peer)"
-	echo "$n dma-bufs still attached to devmemnic after $1 s"
-	return 1
-}
-
 # A devmem sender killed (SIGKILL) in mid-stream, with sends outstanding
 # (zerocopy completions pending, its dma-buf frags queued in TCP): the binding
 # is unbound with the process; the orphaned socket still delivers what it

@@ -128,12 +128,7 @@ lease_tx() {
 	[ "$(summary_field /tmp/lt.out copied)" = 0 ] || return 1
 	[ "$(($(tx_sum dmnic1 devmem_packets) - tx0))" -gt 0 ] || { echo "nothing sent from device memory"; return 1; }
 	# (7.2's TX bindings do not hold their device: wait until it is gone.)
-	local i
-	for i in $(seq 1 100); do
-		grep -q "^	devmemnic\." /sys/kernel/debug/dma_buf/bufinfo || break
-		kick_net_rx
-		sleep 0.1
-	done
+	wait_dmabufs_detached 10 || return 1
 	unload_clean || return 1
 }
 
