@@ -7,7 +7,7 @@ MIB=$((1024 * 1024))
 
 upstream_ncdevmem() {
 	setup_pair || return 1
-	local bytes=$(($(tier 64 1024) * MIB)) hds0 dm0 q
+	local bytes=$(($(tier 32 1024) * MIB)) hds0 dm0 q
 	hds0=$(rx_sum dmnic1 hds_packets peer)
 	dm0=$(rx_sum dmnic1 devmem_packets peer)
 	# Upstream configures the NIC itself (through ethtool). 6.12's runs its

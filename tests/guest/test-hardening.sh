@@ -184,8 +184,8 @@ fail_nth_setup() {
 	sites=$(sed -n 's/.*not reached (\([0-9]*\) fault sites passed).*/\1/p' /tmp/fn.out.err)
 	[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "no fault site count: $(cat /tmp/fn.out.err)"; return 1; }
 	# (Setup's first 20 sites include the ones whose failure it must handle;
-	# make check walks the first 12 of them, make stress all 20.)
-	for n in $(walk_points "$sites" "$(tier 5 30)" "$(tier 12 20)"); do
+	# make check walks the first 8 of them, make stress all 20.)
+	for n in $(walk_points "$sites" "$(tier 5 30)" "$(tier 8 20)"); do
 		port=$((port + 1))
 		rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth "$n"
 		pid=$RS_PID
@@ -379,7 +379,7 @@ atomic_alloc_faults() {
 	done
 	[ -n "$threads" ] || { echo "no NAPI thread for dmnic1"; return 1; }
 	lost0=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
-	flows_start af 5650 $(($(tier 32 256) * MIB)) $(($(tier 64 512) * MIB)) 9 || return 1
+	flows_start af 5650 $(($(tier 16 256) * MIB)) $(($(tier 32 512) * MIB)) 9 || return 1
 	for t in $threads; do echo 1 >/proc/$t/make-it-fail; done
 	for d in failslab fail_page_alloc; do
 		d=/sys/kernel/debug/$d
@@ -428,7 +428,7 @@ atomic_alloc_faults() {
 churn_under_traffic() {
 	setup_pair || return 1
 	local rounds=0
-	flows_start ch 5601 $(($(tier 64 512) * MIB)) $(($(tier 64 512) * MIB)) 4 || return 1
+	flows_start ch 5601 $(($(tier 32 512) * MIB)) $(($(tier 32 512) * MIB)) 4 || return 1
 	while kill -0 $FLOWS_SPID 2>/dev/null || kill -0 $FLOWS_CPID 2>/dev/null; do
 		rounds=$((rounds + 1))
 		ip netns exec peer ethtool -L dmnic1 combined 10 || { echo "round $rounds: channels"; return 1; }

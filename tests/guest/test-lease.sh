@@ -62,10 +62,10 @@ lease_steer() { ethtool -N dmnic1 flow-type tcp4 dst-port "$1" action $LEASE_Q >
 leased_devmem() { stat_of dmnic1 "rx${LEASE_Q}_devmem_packets"; }
 
 # Upstream ncdevmem (unmodified, -n) in the container binds a dma-buf to its
-# leased queue; 32 MiB of the -v 7 pattern from the remote host arrive
+# leased queue; 16 MiB (64 in make stress) of the -v 7 pattern from the remote host arrive
 # through dmnic1's queue 15 into it, validated.
 lease_upstream_rx() {
-	local port=5600 q bytes=$((32 * 1024 * 1024)) spid dm0 total
+	local port=5600 q bytes=$(($(tier 16 64) * 1024 * 1024)) spid dm0 total
 	q=$(lease_setup) || { echo "$q"; return 1; }
 	lease_steer $port || return 1
 	dm0=$(leased_devmem)
@@ -86,7 +86,7 @@ lease_upstream_rx() {
 # ncdevmem-rs in the container: devmem RX (udmabuf, every token back), then
 # zcrx into a dma-heap area with 16 KiB buffers, both through the leased queue.
 lease_rs_rx() { # devmem|zcrx
-	local port=5610 q bytes=$((32 * 1024 * 1024)) spid dm0 args=()
+	local port=5610 q bytes=$(($(tier 16 64) * 1024 * 1024)) spid dm0 args=()
 	q=$(lease_setup) || { echo "$q"; return 1; }
 	[ "$1" = zcrx ] && { port=5611; args=(--zcrx --rx-buf-len 16384 --provider dma-heap); }
 	lease_steer $port || return 1

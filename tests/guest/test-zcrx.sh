@@ -144,13 +144,13 @@ rs_zcrx_oversized() {
 	unload_clean || return 1
 }
 
-# Rings resized under zcrx traffic: while ncdevmem-rs receives 48 MiB (96
+# Rings resized under zcrx traffic: while ncdevmem-rs receives 32 MiB (96
 # MiB in make stress) into a dma-heap area with 64 KiB buffers, dmnic1's RX
 # ring and dmnic0's TX ring change size every 0.3 s and shrinking dmnic1 below
 # the bound queue is tried while it is bound (and must be refused). Every
 # byte arrives valid.
 rs_zcrx_resizes() {
-	local port=5550 bytes=$(($(tier 48 96) * 1024 * 1024)) spid rpid refused=0 i
+	local port=5550 bytes=$(($(tier 32 96) * 1024 * 1024)) spid rpid refused=0 i
 	setup_pair || return 1
 	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
 	ip netns exec peer ncdevmem-rs -l --zcrx --rx-buf-len 65536 -s 10.9.0.2 -c 10.9.0.1 -p $port \
