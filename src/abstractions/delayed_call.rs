@@ -32,13 +32,8 @@ pub(crate) unsafe trait HasDelayedCall {
     /// The `DelayedCall` field.
     fn delayed_call(&self) -> &DelayedCall {
         // SAFETY: `OFFSET` is the offset of a `DelayedCall` field of `Self`
-        // (trait contract): in bounds and valid for `self`'s lifetime.
-        unsafe {
-            &*core::ptr::from_ref(self)
-                .cast::<u8>()
-                .add(Self::OFFSET)
-                .cast()
-        }
+        // (trait contract).
+        unsafe { super::field_at(self, Self::OFFSET) }
     }
 }
 

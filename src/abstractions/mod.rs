@@ -31,3 +31,15 @@ pub(crate) mod queue_mgmt;
 pub(crate) mod rcu;
 pub(crate) mod ring;
 pub(crate) mod skb;
+
+/// The `F` at byte `offset` inside `owner`: the embedded-field lookup of the
+/// `Has*` traits ([`napi::HasNapi`], [`delayed_call::HasDelayedCall`]).
+///
+/// # Safety
+///
+/// `offset` is the offset of a field of type `F` in `O`.
+pub(crate) unsafe fn field_at<O: ?Sized, F>(owner: &O, offset: usize) -> &F {
+    // SAFETY: per the contract the pointer is in bounds of `owner` and points
+    // to an `F`, valid for `owner`'s lifetime.
+    unsafe { &*core::ptr::from_ref(owner).cast::<u8>().add(offset).cast() }
+}

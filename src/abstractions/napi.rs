@@ -93,13 +93,8 @@ pub(crate) unsafe trait HasNapi<S> {
     /// The `Napi` field.
     fn napi(&self) -> &Napi<S> {
         // SAFETY: `OFFSET` is the offset of a `Napi<S>` field of `Self` (trait
-        // contract), so the pointer is in bounds and valid for `self`'s lifetime.
-        unsafe {
-            &*core::ptr::from_ref(self)
-                .cast::<u8>()
-                .add(Self::OFFSET)
-                .cast()
-        }
+        // contract).
+        unsafe { super::field_at(self, Self::OFFSET) }
     }
 }
 

@@ -80,9 +80,14 @@ impl Side {
                 }
             }
         }
+        self.reap_or_look_again();
+    }
+
+    /// Reaps; while memory is still kept, looks again later: nothing tells us
+    /// when its buffers are back, and the binding (and its dma-buf) should go
+    /// soon after the last one.
+    fn reap_or_look_again(&self) {
         if self.reap() > 0 {
-            // Nothing tells us when the buffers are back: look again later, so
-            // the binding (and its dma-buf) goes soon after its last buffer.
             DelayedCall::schedule(self, REAP_INTERVAL_MS);
         }
     }
@@ -108,9 +113,7 @@ const REAP_INTERVAL_MS: u32 = 200;
 
 impl DelayedCallback for Side {
     fn run(&self) {
-        if self.reap() > 0 {
-            DelayedCall::schedule(self, REAP_INTERVAL_MS);
-        }
+        self.reap_or_look_again();
     }
 }
 
