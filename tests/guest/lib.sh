@@ -24,6 +24,12 @@ pass() {
 # (bind-tx's handler came with all of them.)
 devmem72_kernel() { grep -qw netdev_nl_bind_tx_doit /proc/kallsyms; }
 # Seconds since boot (for timing steps), and whole seconds since such a mark.
+# Runs a command in namespace $1, or in the root one if $1 is empty.
+in_ns() { # ns command...
+	local ns="$1"
+	shift
+	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
+}
 uptime_now() { cut -d' ' -f1 /proc/uptime; }
 secs_since() { awk -v t0="$1" '{ printf "%.0f", $1 - t0 }' /proc/uptime; }
 fail() {
@@ -330,6 +336,35 @@ wait_dmabufs_detached() { # secs
 	return 1
 }
 
+# TCP sockets of every namespace with their queues and memory (ss -tanmi):
+# what a page pool that waits for buffers may be waiting on.
+socket_report() {
+	local ns
+	echo "sockets (root): $(ss -tanmi 2>&1 | paste -sd';')"
+	for ns in $(ip netns list | awk '{ print $1 }'); do
+		echo "sockets ($ns): $(ip netns exec "$ns" ss -tanmi 2>&1 | paste -sd';')"
+	done
+}
+
+# Waits until no TCP socket of namespace $1 ("" for the root one) with
+# port $2 at either end holds received memory, up to $3 s: what a killed
+# flow left behind (an orphan keeps its receive queues, page-pool buffers
+# included, until it gives up; dmn-xfer resets its connections so that it
+# leaves none).
+wait_port_rx_free() { # netns port secs
+	local i filter="( sport = :$2 or dport = :$2 )"
+	for i in $(seq 1 $(($3 * 10))); do
+		if ! in_ns "$1" ss -tanHm "$filter" | grep -q 'skmem:(r[1-9]'; then
+			[ "$i" -gt 1 ] && echo "info: sockets on port $2 held received data for $(((i - 1) / 10)).$(((i - 1) % 10)) s"
+			return 0
+		fi
+		[ "$i" = 1 ] && echo "info: holding received data: $(in_ns "$1" ss -tanmi "$filter" | paste -sd';')"
+		sleep 0.1
+	done
+	echo "sockets on port $2 in ${1:-the root namespace} still hold received data after $3 s: $(in_ns "$1" ss -tanmi "$filter" | paste -sd';')"
+	return 1
+}
+
 # Waits (up to 10 s) until no destroyed page pool waits for buffers.
 pools_drained() {
 	local i out
@@ -337,9 +372,12 @@ pools_drained() {
 		kick_net_rx
 		out=$(pool_totals)
 		echo "$out" | grep -q "detached=[1-9]" || return 0
+		# (What holds the buffers when it takes long.)
+		[ "$i" = 20 ] && echo "info: page pools still waiting: $(echo "$out" | paste -sd';'); $(socket_report | paste -sd' ')"
 		sleep 0.1
 	done
 	echo "page pools still waiting for buffers after 10 s: $out"
+	socket_report
 	return 1
 }
 

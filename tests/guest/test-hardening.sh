@@ -483,6 +483,9 @@ netns_moves_under_traffic() {
 	done
 	kill $spid $rpid 2>/dev/null
 	wait $spid $rpid 2>/dev/null
+	# The killed flow's sockets hold none of the pairs' receive buffers.
+	wait_port_rx_free "" 5620 5 || return 1
+	wait_port_rx_free far 5620 5 || return 1
 	ip netns exec far dmn-xfer recv 5621 $((32 * MIB)) 3 >/tmp/nm.recv 2>&1 &
 	rpid=$!
 	wait_listen 5621 far || return 1

@@ -30,7 +30,12 @@
 //! `send` and `recv` print one line
 //! `xfer <role> bytes=N fnv=HEX secs=S mibps=R errors=E`;
 //! the receiver exits non-zero if it got other than BYTES bytes or any byte
-//! differs from the pattern.
+//! differs from the pattern. Both close their connection abortively (RST,
+//! `SO_LINGER` 0): a killed one leaves no orphan socket behind that holds
+//! the NIC's receive buffers for minutes (an orphan retries on a backed-off
+//! RTO up to 8 times) while a test waits for them. A finished one loses
+//! nothing by it: the sender closes after the receiver did, and the
+//! receiver after it read everything.
 
 use dmn_xfer::{fill, mismatches, Fnv};
 use std::io::{Read, Write};
@@ -56,8 +61,34 @@ fn report(role: &str, bytes: u64, fnv: Fnv, start: Instant, errors: u64) {
     );
 }
 
+/// Makes `close` of `s` reset the connection and free the socket at once
+/// (`SO_LINGER` on, 0 s), whether the process ends normally or is killed.
+fn reset_on_close(s: &TcpStream) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: `linger` is a valid `struct linger` for the length passed, and
+    // the fd is open for as long as `s` lives.
+    let rc = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            core::ptr::from_ref(&linger).cast(),
+            core::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 fn send(addr: &str, port: u16, total: u64, seed: u64) -> std::io::Result<()> {
     let mut s = connect(addr, port)?;
+    reset_on_close(&s)?;
     let start = Instant::now();
     let mut buf = vec![0u8; BUF];
     let mut fnv = Fnv::default();
@@ -79,6 +110,7 @@ fn send(addr: &str, port: u16, total: u64, seed: u64) -> std::io::Result<()> {
 fn recv(port: u16, total: u64, seed: u64, bind: &str) -> std::io::Result<bool> {
     let l = TcpListener::bind((bind, port))?;
     let (mut s, _) = l.accept()?;
+    reset_on_close(&s)?;
     let start = Instant::now();
     let mut buf = vec![0u8; BUF];
     let mut scratch = vec![0u8; BUF];
