@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs every guest test script copied to /extra/ (test-*.sh), in name order,
-# and after each has kmemleak scan for anything it leaked
+# and has kmemleak scan for anything they leaked: after the last one
+# (guest/kmemleak-clean-all-scripts), or in make stress after each one
 # (guest/kmemleak-clean-<script>).
 source /extra/lib.sh
 KMEMLEAK=/sys/kernel/debug/kmemleak
@@ -22,6 +23,10 @@ fi
 [ -w /sys/module/kunit/parameters/filter_glob ] &&
 	echo "kunit-ran-on-first-load.none" >/sys/module/kunit/parameters/filter_glob
 scripts=(/extra/test-*.sh)
+# What a scan after script $1 covers: that script, or (make check) all of them.
+kmemleak_scope() {
+	if [ "$DMN_TIER" = stress ]; then basename "$1" .sh | sed 's/^test-//'; else echo all-scripts; fi
+}
 last=${scripts[-1]}
 for t in "${scripts[@]}"; do
 	name=$(basename "$t" .sh)
@@ -36,7 +41,11 @@ for t in "${scripts[@]}"; do
 	# A script that ran no test (its kernel lacks the feature) leaked
 	# nothing of ours: skip its scan (the last script's is always run).
 	[ "$t" != "$last" ] && [ ! -s "$TESTS_RUN_FILE" ] && continue
-	# One scan per script (each costs about 9 s under TCG). Objects younger
+	# make check scans once, after the last script (a scan costs about 9 s
+	# under TCG; a report's backtrace names the leaking code); make stress
+	# after every script, so that a leak is also pinned to its script.
+	[ "$t" != "$last" ] && [ "$DMN_TIER" != stress ] && continue
+	# Objects younger
 	# than 5 s are not reported yet: what the script's last seconds leaked
 	# shows in the next script's scan; after the last script, wait them out
 	# and scan twice, as kmemleak advises, so a pointer seen once in a stale
@@ -47,10 +56,10 @@ for t in "${scripts[@]}"; do
 	[ "$t" = "$last" ] && echo scan >$KMEMLEAK
 	leaks=$(cat $KMEMLEAK)
 	if [ -z "$leaks" ]; then
-		pass "guest/kmemleak-clean-${name#test-}" "$(secs_since "$t0")s"
+		pass "guest/kmemleak-clean-$(kmemleak_scope "$t")" "$(secs_since "$t0")s"
 	else
 		echo "$leaks" | head -80
-		echo "TEST guest/kmemleak-clean-${name#test-} FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
+		echo "TEST guest/kmemleak-clean-$(kmemleak_scope "$t") FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
 		# Reported once: the next script starts clean.
 		echo clear >$KMEMLEAK
 		rc=1

@@ -184,8 +184,9 @@ fail_nth_setup() {
 	sites=$(sed -n 's/.*not reached (\([0-9]*\) fault sites passed).*/\1/p' /tmp/fn.out.err)
 	[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "no fault site count: $(cat /tmp/fn.out.err)"; return 1; }
 	# (Setup's first 20 sites include the ones whose failure it must handle;
-	# make check walks the first 8 of them, make stress all 20.)
-	for n in $(walk_points "$sites" "$(tier 5 30)" "$(tier 8 20)"); do
+	# make check walks the first 8 of them and 3 more spread to the end,
+	# make stress all 20 and 30 more.)
+	for n in $(walk_points "$sites" "$(tier 3 30)" "$(tier 8 20)"); do
 		port=$((port + 1))
 		rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth "$n"
 		pid=$RS_PID
@@ -428,7 +429,7 @@ atomic_alloc_faults() {
 churn_under_traffic() {
 	setup_pair || return 1
 	local rounds=0
-	flows_start ch 5601 $(($(tier 32 512) * MIB)) $(($(tier 32 512) * MIB)) 4 || return 1
+	flows_start ch 5601 $(($(tier 16 512) * MIB)) $(($(tier 16 512) * MIB)) 4 || return 1
 	while kill -0 $FLOWS_SPID 2>/dev/null || kill -0 $FLOWS_CPID 2>/dev/null; do
 		rounds=$((rounds + 1))
 		ip netns exec peer ethtool -L dmnic1 combined 10 || { echo "round $rounds: channels"; return 1; }
