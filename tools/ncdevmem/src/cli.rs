@@ -1,228 +1,132 @@
-//! The command line: upstream ncdevmem's getopt flags (7.2's
-//! `Lls:c:p:v:q:t:f:z:n`),
-//! their long spellings, and ncdevmem-rs's own options.
+//! The command line, parsed by clap: upstream ncdevmem's getopt flags
+//! (7.2's `Lls:c:p:v:q:t:f:z:n`, clusters and attached values as getopt
+//! takes them), their long spellings, and ncdevmem-rs's own options.
+//! `check` holds the rules between options that no single flag knows.
 
 use crate::dmabuf::Provider;
 use crate::pattern::PatternEnd;
 use crate::tokens::MAX_RANGES;
+use clap::{error::ErrorKind, CommandFactory, Parser};
 use std::net::IpAddr;
 
-pub const USAGE: &str = "usage:
-  ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM] [options]
-  ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N          (client: send the pattern)
-  ncdevmem-rs -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-z CHUNK] [-v N --bytes N]
-                                                             (devmem TX from a dma-buf; Linux 7.2+)
-  ncdevmem-rs --selftest -f IFACE [-t START] [-q NUM]        (bind-rx checks; root)
-  ncdevmem-rs --page-pools                                   (list this namespace's page pools)
-upstream flags:
-  -l, --listen            server mode
-  -s, --server IP         server address (IPv4 or IPv6); required except with --selftest
-  -c, --client IP         client address: the ntuple rule also matches src-ip and src-port;
-                          devmem TX binds the socket to it
-  -p, --port PORT         TCP port (default 5201); the client sends from this port too
-  -f, --iface IFACE       interface whose queues to bind (server, selftest); without -l,
-                          send from a dma-buf bound to it for TX (stdin's lines, one send
-                          each, as upstream; with --bytes N, N bytes of the -v pattern)
-  -z, --max-chunk N       devmem TX: cut each send into iovecs of at most N bytes
-  -n, --no-config         do not touch the NIC (no header split, RSS or ntuple changes)
-  -L, --fail-on-linear    server: fail if any payload arrives outside the dma-buf
-  -v, --validate N        validate (client: send) the pattern 1,2,..,N-1,END (0: off, client sends zeros; default 0)
-  -t, --queue-start START first bound RX queue (default 8)
-  -q, --queue-num NUM     number of bound RX queues (default 8)
-options:
-  --selftest              run the bind-rx checks on -f IFACE and exit (TAP-like output)
-  --page-pools            list the page pools of this namespace's devices (inflight
-                          buffers; detached: destroyed, waiting for buffers) and exit
-  --provider P            udmabuf (default) or dma-heap
-  --size BYTES            dma-buf size (default 65536000, as upstream)
-  --batch N               most token ranges per SO_DEVMEM_DONTNEED, 1..128 (default 128);
-                          a read's tokens are returned before the next read
-  --hold-tokens-secs S    keep every token until no data has come for S seconds
-  --max-bytes N           stop after N bytes
-  --bytes N               client: bytes to send
-  --json                  print the summary as JSON
-  --pattern-end E         the -v pattern's closing byte: zero (6.12's upstream ncdevmem),
-                          newline (7.2's), or auto (the running kernel's; default)
-  --zcrx                  server: receive with io_uring zero-copy receive (Linux 6.15+) into
-                          the dma-buf as the area of queue -t START (-q 1), not devmem TCP
-  --rx-buf-len N          --zcrx: NIC buffer size, a power of two (0: a page; Linux 7.2+)
-testing:
-  --fail-nth N            make the Nth kernel fault site (allocation) this thread passes
-                          while configuring the NIC and binding fail (CONFIG_FAULT_INJECTION)
-  --abuse-tokens          on the first read with two dma-buf frags, check SO_DEVMEM_DONTNEED
-                          misuse (bad lengths, unknown, stale, duplicate tokens, the 1024 limit)
-  -h, --help              this text
-Long options take their value as --opt VALUE or --opt=VALUE; short ones as -p 5201 or -p5201.";
+/// The modes, above clap's list of options.
+const MODES: &str = "ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM] [options]
+       ncdevmem-rs -s SERVER_IP -p PORT [-v N] --bytes N          (client: send the pattern)
+       ncdevmem-rs -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-z CHUNK] [-v N --bytes N]
+                                                                  (devmem TX from a dma-buf; Linux 7.2+)
+       ncdevmem-rs --selftest -f IFACE [-t START] [-q NUM]        (bind-rx checks; root)
+       ncdevmem-rs --page-pools                                   (list this namespace's page pools)";
 
-#[derive(Debug, Default, PartialEq)]
+/// A devmem TCP receiver and sender (and io_uring zcrx receiver) that
+/// validates what it moves.
+#[derive(Debug, PartialEq, Parser)]
+#[command(name = "ncdevmem-rs", override_usage = MODES)]
 pub struct Opts {
+    /// Server mode.
+    #[arg(short = 'l', long)]
     pub listen: bool,
+    /// Server address (IPv4 or IPv6); required except with --selftest.
+    #[arg(short = 's', long, value_name = "IP")]
     pub server: Option<IpAddr>,
+    /// Client address: the ntuple rule also matches src-ip and src-port;
+    /// devmem TX binds the socket to it.
+    #[arg(short = 'c', long, value_name = "IP")]
     pub client: Option<IpAddr>,
+    /// TCP port; the client sends from this port too.
+    #[arg(short = 'p', long, default_value_t = 5201)]
     pub port: u16,
+    /// Interface whose queues to bind (server, selftest); without -l, send
+    /// from a dma-buf bound to it for TX (stdin's lines, one send each, as
+    /// upstream; with --bytes N, N bytes of the -v pattern).
+    #[arg(short = 'f', long, value_name = "IFACE")]
     pub iface: Option<String>,
+    /// Validate (client: send) the pattern 1,2,..,N-1,END (0: off, the
+    /// client sends zeros).
+    #[arg(short = 'v', long = "validate", value_name = "N", default_value_t = 0)]
     pub validate: u8,
+    /// First bound RX queue.
+    #[arg(
+        short = 't',
+        long = "queue-start",
+        value_name = "START",
+        default_value_t = 8
+    )]
     pub start: u32,
+    /// Number of bound RX queues.
+    #[arg(
+        short = 'q',
+        long = "queue-num",
+        value_name = "NUM",
+        default_value_t = 8
+    )]
     pub queues: u32,
+    /// Where the dma-buf comes from: udmabuf (default) or dma-heap.
+    #[arg(long, value_name = "P")]
     pub provider: Option<Provider>,
+    /// Dma-buf size (as upstream).
+    #[arg(long, value_name = "BYTES", default_value_t = 16000 * 4096)]
     pub size: usize,
+    /// Most token ranges per SO_DEVMEM_DONTNEED, 1..128; a read's tokens
+    /// are returned before the next read.
+    #[arg(long, value_name = "N", default_value_t = MAX_RANGES)]
     pub batch: usize,
+    /// Keep every token until no data has come for S seconds.
+    #[arg(long = "hold-tokens-secs", value_name = "S", default_value_t = 0)]
     pub hold: u64,
+    /// Stop after N bytes.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub max_bytes: u64,
+    /// Client: bytes to send.
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub bytes: u64,
+    /// Print the summary as JSON.
+    #[arg(long)]
     pub json: bool,
+    /// Do not touch the NIC (no header split, RSS or ntuple changes).
+    #[arg(short = 'n', long)]
     pub no_config: bool,
+    /// Run the bind-rx checks on -f IFACE and exit (TAP-like output).
+    #[arg(long)]
     pub selftest: bool,
+    /// Make the Nth kernel fault site (allocation) this thread passes while
+    /// configuring the NIC and binding fail (CONFIG_FAULT_INJECTION).
+    #[arg(long, value_name = "N")]
     pub fail_nth: Option<u32>,
+    /// On the first read with two dma-buf frags, check SO_DEVMEM_DONTNEED
+    /// misuse (bad lengths, unknown, stale, duplicate tokens, the 1024 limit).
+    #[arg(long)]
     pub abuse_tokens: bool,
+    /// List the page pools of this namespace's devices (inflight buffers;
+    /// detached: destroyed, waiting for buffers) and exit.
+    #[arg(long)]
     pub page_pools: bool,
+    /// The -v pattern's closing byte: zero (6.12's upstream ncdevmem),
+    /// newline (7.2's), or auto (the running kernel's).
+    #[arg(long, value_name = "E", default_value = "auto")]
     pub pattern_end: PatternEnd,
+    /// Devmem TX: cut each send into iovecs of at most N bytes.
+    #[arg(short = 'z', long, value_name = "N", default_value_t = 0)]
     pub max_chunk: usize,
+    /// Server: fail if any payload arrives outside the dma-buf.
+    #[arg(short = 'L', long)]
     pub fail_on_linear: bool,
+    /// Server: receive with io_uring zero-copy receive (Linux 6.15+) into the
+    /// dma-buf as the area of queue -t START (-q 1), not devmem TCP.
+    #[arg(long)]
     pub zcrx: bool,
+    /// --zcrx: NIC buffer size, a power of two (0: a page; Linux 7.2+).
+    #[arg(long, value_name = "N", default_value_t = 0)]
     pub rx_buf_len: u32,
 }
 
-/// (short, long, takes a value)
-const FLAGS: &[(Option<char>, &str, bool)] = &[
-    (Some('l'), "listen", false),
-    (Some('s'), "server", true),
-    (Some('c'), "client", true),
-    (Some('p'), "port", true),
-    (Some('f'), "iface", true),
-    (Some('v'), "validate", true),
-    (Some('t'), "queue-start", true),
-    (Some('q'), "queue-num", true),
-    (Some('h'), "help", false),
-    (Some('z'), "max-chunk", true),
-    (Some('n'), "no-config", false),
-    (Some('L'), "fail-on-linear", false),
-    (None, "provider", true),
-    (None, "size", true),
-    (None, "batch", true),
-    (None, "hold-tokens-secs", true),
-    (None, "max-bytes", true),
-    (None, "bytes", true),
-    (None, "json", false),
-    (None, "selftest", false),
-    (None, "fail-nth", true),
-    (None, "abuse-tokens", false),
-    (None, "page-pools", false),
-    (None, "pattern-end", true),
-    (None, "zcrx", false),
-    (None, "rx-buf-len", true),
-];
-
-fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
-    s.parse().map_err(|_| format!("bad value for {name}: {s}"))
-}
-
-fn apply(o: &mut Opts, long: &str, v: Option<&str>) -> Result<(), String> {
-    let v = v.unwrap_or_default();
-    let n = &format!("--{long}");
-    match long {
-        "listen" => o.listen = true,
-        "server" => o.server = Some(num(v, n)?),
-        "client" => o.client = Some(num(v, n)?),
-        "port" => o.port = num(v, n)?,
-        "iface" => o.iface = Some(v.to_string()),
-        "validate" => o.validate = num(v, n)?,
-        "queue-start" => o.start = num(v, n)?,
-        "queue-num" => o.queues = num(v, n)?,
-        "help" => return Err(String::new()),
-        "provider" => o.provider = Some(v.parse()?),
-        "size" => o.size = num(v, n)?,
-        "batch" => o.batch = num(v, n)?,
-        "hold-tokens-secs" => o.hold = num(v, n)?,
-        "max-bytes" => o.max_bytes = num(v, n)?,
-        "bytes" => o.bytes = num(v, n)?,
-        "json" => o.json = true,
-        "no-config" => o.no_config = true,
-        "selftest" => o.selftest = true,
-        "fail-nth" => o.fail_nth = Some(num(v, n)?),
-        "abuse-tokens" => o.abuse_tokens = true,
-        "page-pools" => o.page_pools = true,
-        "pattern-end" => o.pattern_end = v.parse()?,
-        "max-chunk" => o.max_chunk = num(v, n)?,
-        "fail-on-linear" => o.fail_on_linear = true,
-        "zcrx" => o.zcrx = true,
-        "rx-buf-len" => o.rx_buf_len = num(v, n)?,
-        _ => unreachable!("{long}"),
-    }
-    Ok(())
-}
-
-/// Parses the arguments (without the program name). `Err("")` means help.
-pub fn parse_args(args: &[String]) -> Result<Opts, String> {
-    let mut o = Opts {
-        port: 5201,
-        start: 8,
-        queues: 8,
-        size: 16000 * 4096,
-        batch: MAX_RANGES,
-        ..Opts::default()
-    };
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        if let Some(long) = a.strip_prefix("--") {
-            if long.is_empty() {
-                if let Some(extra) = args.get(i + 1) {
-                    return Err(format!("unexpected argument '{extra}'"));
-                }
-                break;
-            }
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v)),
-                None => (long, None),
-            };
-            let Some(&(_, name, takes)) = FLAGS.iter().find(|f| f.1 == name) else {
-                return Err(format!("unknown option '--{name}'"));
-            };
-            let value = match (takes, inline) {
-                (false, Some(_)) => return Err(format!("--{name} takes no value")),
-                (false, None) => None,
-                (true, Some(v)) => Some(v.to_string()),
-                (true, None) => {
-                    i += 1;
-                    Some(
-                        args.get(i)
-                            .cloned()
-                            .ok_or(format!("--{name} needs a value"))?,
-                    )
-                }
-            };
-            apply(&mut o, name, value.as_deref())?;
-        } else if a.len() > 1 && a.starts_with('-') {
-            // A getopt cluster: -l, -p5201, -lp 5201.
-            let chars: Vec<char> = a[1..].chars().collect();
-            let mut j = 0;
-            while j < chars.len() {
-                let c = chars[j];
-                let Some(&(_, name, takes)) = FLAGS.iter().find(|f| f.0 == Some(c)) else {
-                    return Err(format!("unknown option '-{c}'"));
-                };
-                if takes {
-                    let rest: String = chars[j + 1..].iter().collect();
-                    let v = if rest.is_empty() {
-                        i += 1;
-                        args.get(i).cloned().ok_or(format!("-{c} needs a value"))?
-                    } else {
-                        rest
-                    };
-                    apply(&mut o, name, Some(&v))
-                        .map_err(|e| e.replace(&format!("--{name}"), &format!("-{c}")))?;
-                    break;
-                }
-                apply(&mut o, name, None)?;
-                j += 1;
-            }
-        } else {
-            return Err(format!("unexpected argument '{a}'"));
-        }
-        i += 1;
-    }
-    check(&o)?;
+/// Parses the arguments (without the program name) and checks the rules
+/// between them. A request for help is an error of kind `DisplayHelp`
+/// (`clap::Error::exit` prints it and exits 0).
+pub fn parse_args(args: &[String]) -> Result<Opts, clap::Error> {
+    let o = Opts::try_parse_from(
+        std::iter::once("ncdevmem-rs").chain(args.iter().map(String::as_str)),
+    )?;
+    check(&o).map_err(|e| Opts::command().error(ErrorKind::ArgumentConflict, e))?;
     Ok(o)
 }
 
@@ -403,11 +307,16 @@ mod tests {
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }
-        assert_eq!(parse_args(&args("--help")).err(), Some(String::new()));
-        assert_eq!(parse_args(&args("-h")).err(), Some(String::new()));
-        assert_eq!(
-            parse_args(&args("-s 1.2.3.4 -p x")).err().unwrap(),
-            "bad value for -p: x"
-        );
+        let kind = |s: &str| parse_args(&args(s)).err().map(|e| e.kind());
+        assert_eq!(kind("--help"), Some(ErrorKind::DisplayHelp));
+        assert_eq!(kind("-h"), Some(ErrorKind::DisplayHelp));
+        assert_eq!(kind("-s 1.2.3.4 -p x"), Some(ErrorKind::ValueValidation));
+        assert_eq!(kind("-s 1.2.3.4 --nope"), Some(ErrorKind::UnknownArgument));
+        assert_eq!(kind("-s 1.2.3.4 -q 0"), Some(ErrorKind::ArgumentConflict));
+        // A rule's error says which rule.
+        let e = parse_args(&args("-s 1.2.3.4 -q 0"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("-q must be at least 1"), "{e}");
     }
 }

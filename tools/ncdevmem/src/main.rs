@@ -10,7 +10,7 @@
 //! queues 0..START-1, an ntuple rule steering the flow to queue START) and
 //! restores it on exit, Ctrl-C or SIGTERM; `--no-config` leaves it alone.
 
-use ncdevmem_rs::cli::{parse_args, Opts, USAGE};
+use ncdevmem_rs::cli::{parse_args, Opts};
 use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
 use ncdevmem_rs::devmem_tx::DevmemSender;
 use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
@@ -726,14 +726,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let o = match parse_args(&args) {
         Ok(o) => o,
-        Err(e) => {
-            if e.is_empty() {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("ncdevmem-rs: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
+        // Help to stdout and exit 0; errors to stderr with the usage, exit 2.
+        Err(e) => e.exit(),
     };
     if o.selftest {
         let r = selftest::run(
