@@ -39,6 +39,7 @@
 //! The sender closes gracefully: a killed one still delivers what it had
 //! sent, so the receiver reports a clean, short stream.
 
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use dmn_xfer::{fill, mismatches, Fnv};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
@@ -46,13 +47,6 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const BUF: usize = 256 * 1024;
-
-fn usage() -> ExitCode {
-    eprintln!(
-        "usage: dmn-xfer send ADDR PORT BYTES [SEED] | recv PORT BYTES [SEED] [BIND_ADDR] | inject IFACE COUNT [SEED] [MAX_LEN] | sink PORT copy|discard [BIND_ADDR] | timed OUTFILE CMD [ARG...] | fault N IFACE combined N|split on|off | hds-thresh IFACE N | netkit-add PRIMARY PEER RX_QUEUES | queue-lease VIRT_IFACE PHYS_IFINDEX QUEUE [NETNS_ID] | napi-ids IFACE"
-    );
-    ExitCode::from(2)
-}
 
 fn report(role: &str, bytes: u64, fnv: Fnv, start: Instant, errors: u64) {
     let secs = start.elapsed().as_secs_f64();
@@ -326,144 +320,290 @@ fn fault(n: u32, iface: &str, op: &[String]) -> std::io::Result<bool> {
     Ok(result.is_ok())
 }
 
+/// Send or receive a verifiable TCP byte stream, and the guest tests' other
+/// small tools.
+#[derive(Debug, PartialEq, Parser)]
+#[command(name = "dmn-xfer")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, PartialEq, Subcommand)]
+enum Cmd {
+    /// Send BYTES of the pattern of SEED to ADDR:PORT.
+    Send {
+        addr: String,
+        port: u16,
+        bytes: u64,
+        #[arg(default_value_t = 1)]
+        seed: u64,
+    },
+    /// Receive one stream on PORT and check it is BYTES of the pattern of SEED.
+    Recv {
+        port: u16,
+        bytes: u64,
+        #[arg(default_value_t = 1)]
+        seed: u64,
+        #[arg(default_value = "::")]
+        bind_addr: String,
+    },
+    /// Send COUNT malformed or edge-case frames out of IFACE.
+    Inject {
+        iface: String,
+        count: u64,
+        #[arg(default_value_t = 1)]
+        seed: u64,
+        #[arg(default_value_t = 1514)]
+        max_len: usize,
+    },
+    /// Read one stream on PORT until the sender closes (the benchmark's receiver).
+    Sink {
+        port: u16,
+        mode: SinkMode,
+        #[arg(default_value = "::")]
+        bind_addr: String,
+    },
+    /// Run CMD; write its pid to OUTFILE at once and its CPU time at the end.
+    Timed {
+        outfile: String,
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        cmd: Vec<String>,
+    },
+    /// One ethtool request on IFACE with the Nth fault site armed:
+    /// `combined N` or `split on|off`.
+    Fault {
+        n: u32,
+        iface: String,
+        #[arg(num_args = 2, required = true)]
+        request: Vec<String>,
+    },
+    /// Set IFACE's HDS threshold (ethtool netlink) and print what it reports.
+    HdsThresh { iface: String, thresh: u32 },
+    /// Create a netkit pair PRIMARY/PEER with RX_QUEUES receive queues.
+    NetkitAdd {
+        primary: String,
+        peer: String,
+        rx_queues: u32,
+    },
+    /// Lease queue QUEUE of device PHYS_IFINDEX into VIRT_IFACE (netdev
+    /// queue-create); prints the leased queue's id on VIRT_IFACE.
+    QueueLease {
+        virt_iface: String,
+        phys_ifindex: u32,
+        queue: u32,
+        netns_id: Option<i32>,
+    },
+    /// Print "QUEUE NAPI_ID" for each RX queue of IFACE (0: none).
+    NapiIds { iface: String },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
+enum SinkMode {
+    /// Copy into a user buffer.
+    Copy,
+    /// Let TCP drop the bytes without a copy (MSG_TRUNC).
+    Discard,
+}
+
+/// An error of a call that reports socket errors and netlink errors apart.
+fn flatten<T, E: std::fmt::Display>(r: std::io::Result<Result<T, E>>) -> Result<T, String> {
+    r.map_err(|e| e.to_string())?.map_err(|e| e.to_string())
+}
+
+/// Runs one subcommand: Ok(whether it succeeded), Err(what went wrong).
+fn run(cmd: Cmd) -> Result<bool, String> {
+    let io = |e: std::io::Error| e.to_string();
+    match cmd {
+        Cmd::Send {
+            addr,
+            port,
+            bytes,
+            seed,
+        } => send(&addr, port, bytes, seed).map(|()| true).map_err(io),
+        Cmd::Recv {
+            port,
+            bytes,
+            seed,
+            bind_addr,
+        } => recv(port, bytes, seed, &bind_addr).map_err(io),
+        Cmd::Inject {
+            iface,
+            count,
+            seed,
+            max_len,
+        } => inject(&iface, count, seed, max_len)
+            .map(|()| true)
+            .map_err(io),
+        Cmd::Sink {
+            port,
+            mode,
+            bind_addr,
+        } => sink(port, mode == SinkMode::Discard, &bind_addr)
+            .map(|()| true)
+            .map_err(io),
+        Cmd::Timed { .. } => unreachable!("timed exits with its command's status"),
+        Cmd::Fault { n, iface, request } => fault(n, &iface, &request).map_err(io),
+        Cmd::HdsThresh { iface, thresh } => hds_thresh(&iface, thresh).map(|()| true).map_err(io),
+        Cmd::NetkitAdd {
+            primary,
+            peer,
+            rx_queues,
+        } => flatten(dmn_xfer::netkit::add_pair(&primary, &peer, rx_queues)).map(|()| true),
+        Cmd::QueueLease {
+            virt_iface,
+            phys_ifindex,
+            queue,
+            netns_id,
+        } => {
+            let virt = ncdevmem_rs::nic::ifindex(&virt_iface).map_err(|e| e.to_string())?;
+            let id = flatten(ncdevmem_rs::netlink::queue_create_lease(
+                virt,
+                phys_ifindex,
+                queue,
+                netns_id,
+            ))?;
+            // The leased queue's id on the virtual device.
+            println!("{id}");
+            Ok(true)
+        }
+        Cmd::NapiIds { iface } => {
+            let i = ncdevmem_rs::nic::ifindex(&iface).map_err(|e| e.to_string())?;
+            // One line per RX queue: "QUEUE NAPI_ID" (0: none).
+            for (q, napi) in flatten(ncdevmem_rs::netlink::rx_queue_napis(i))? {
+                println!("{q} {}", napi.unwrap_or(0));
+            }
+            Ok(true)
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let num = |i: usize, d: u64| args.get(i).map_or(Some(d), |a| a.parse().ok());
-    let r = match args.first().map(String::as_str) {
-        Some("send") if args.len() >= 4 => match (args[2].parse(), num(3, 0), num(4, 1)) {
-            (Ok(port), Some(total), Some(seed)) => send(&args[1], port, total, seed).map(|()| true),
-            _ => return usage(),
-        },
-        Some("recv") if args.len() >= 3 => match (args[1].parse(), num(2, 0), num(3, 1)) {
-            (Ok(port), Some(total), Some(seed)) => {
-                recv(port, total, seed, args.get(4).map_or("::", String::as_str))
-            }
-            _ => return usage(),
-        },
-        Some("inject") if args.len() >= 3 => match (args[2].parse(), num(3, 1), num(4, 1514)) {
-            (Ok(count), Some(seed), Some(max)) => {
-                inject(&args[1], count, seed, max as usize).map(|()| true)
-            }
-            _ => return usage(),
-        },
-        Some("timed") if args.len() >= 3 => {
-            return timed(&args[1], &args[2..]).unwrap_or_else(|e| {
-                eprintln!("dmn-xfer timed: {}: {e}", args[2]);
-                ExitCode::FAILURE
-            })
-        }
-        Some("napi-ids") if args.len() == 2 => {
-            let r = ncdevmem_rs::nic::ifindex(&args[1])
-                .map_err(|e| e.to_string())
-                .and_then(|i| {
-                    ncdevmem_rs::netlink::rx_queue_napis(i)
-                        .map_err(|e| e.to_string())?
-                        .map_err(|e| e.to_string())
-                });
-            return match r {
-                Ok(qs) => {
-                    // One line per RX queue: "QUEUE NAPI_ID" (0: none).
-                    for (q, napi) in qs {
-                        println!("{q} {}", napi.unwrap_or(0));
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("dmn-xfer napi-ids: {e}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        Some("netkit-add") if args.len() == 4 => {
-            let Ok(n) = args[3].parse() else {
-                return usage();
-            };
-            return match dmn_xfer::netkit::add_pair(&args[1], &args[2], n) {
-                Ok(Ok(())) => ExitCode::SUCCESS,
-                Ok(Err(e)) => {
-                    eprintln!("dmn-xfer netkit-add: {e}");
-                    ExitCode::FAILURE
-                }
-                Err(e) => {
-                    eprintln!("dmn-xfer netkit-add: {e}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        Some("queue-lease") if (4..=5).contains(&args.len()) => {
-            let (Ok(phys), Ok(queue)) = (args[2].parse(), args[3].parse()) else {
-                return usage();
-            };
-            let netns = match args.get(4).map(|a| a.parse::<i32>()) {
-                None => None,
-                Some(Ok(id)) => Some(id),
-                Some(Err(_)) => return usage(),
-            };
-            let virt = match ncdevmem_rs::nic::ifindex(&args[1]) {
-                Ok(i) => i,
-                Err(e) => {
-                    eprintln!("dmn-xfer queue-lease: {e}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            return match ncdevmem_rs::netlink::queue_create_lease(virt, phys, queue, netns) {
-                Ok(Ok(id)) => {
-                    // The leased queue's id on the virtual device.
-                    println!("{id}");
-                    ExitCode::SUCCESS
-                }
-                Ok(Err(e)) => {
-                    eprintln!("dmn-xfer queue-lease: {e}");
-                    ExitCode::FAILURE
-                }
-                Err(e) => {
-                    eprintln!("dmn-xfer queue-lease: {e}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        Some("hds-thresh") if args.len() == 3 => {
-            let Ok(t) = args[2].parse() else {
-                return usage();
-            };
-            return match hds_thresh(&args[1], t) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("dmn-xfer hds-thresh: {e}");
-                    ExitCode::FAILURE
-                }
-            };
-        }
-        Some("fault") if args.len() >= 4 => {
-            let Ok(n) = args[1].parse() else {
-                return usage();
-            };
-            return match fault(n, &args[2], &args[3..]) {
-                Ok(true) => ExitCode::SUCCESS,
-                Ok(false) => ExitCode::FAILURE,
-                Err(e) => {
-                    eprintln!("dmn-xfer fault: {e}");
-                    ExitCode::from(2)
-                }
-            };
-        }
-        Some("sink") if args.len() >= 3 => match (args[1].parse(), args[2].as_str()) {
-            (Ok(port), mode @ ("copy" | "discard")) => sink(
-                port,
-                mode == "discard",
-                args.get(3).map_or("::", String::as_str),
-            )
-            .map(|()| true),
-            _ => return usage(),
-        },
-        _ => return usage(),
-    };
-    match r {
+    // A refused command line: the usage and exit 2.
+    let matches = Cli::command().get_matches();
+    let name = matches.subcommand_name().unwrap_or_default().to_string();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Cmd::Timed { outfile, cmd } = &cli.cmd {
+        return timed(outfile, cmd).unwrap_or_else(|e| {
+            eprintln!("dmn-xfer timed: {}: {e}", cmd[0]);
+            ExitCode::FAILURE
+        });
+    }
+    let is_fault = matches!(cli.cmd, Cmd::Fault { .. });
+    match run(cli.cmd) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("dmn-xfer: {e}");
-            ExitCode::FAILURE
+            eprintln!("dmn-xfer {name}: {e}");
+            // fault: 2 when the request could not be made at all.
+            if is_fault {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<Cmd, clap::error::ErrorKind> {
+        Cli::try_parse_from(std::iter::once("dmn-xfer").chain(s.split_whitespace()))
+            .map(|c| c.cmd)
+            .map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn the_guest_tests_command_lines() {
+        assert_eq!(
+            parse("send 10.9.0.2 5201 1048576"),
+            Ok(Cmd::Send {
+                addr: "10.9.0.2".into(),
+                port: 5201,
+                bytes: 1 << 20,
+                seed: 1
+            })
+        );
+        assert_eq!(
+            parse("recv 5201 1099511627776 2"),
+            Ok(Cmd::Recv {
+                port: 5201,
+                bytes: 1 << 40,
+                seed: 2,
+                bind_addr: "::".into()
+            })
+        );
+        assert_eq!(
+            parse("sink 5300 discard 10.9.0.2"),
+            Ok(Cmd::Sink {
+                port: 5300,
+                mode: SinkMode::Discard,
+                bind_addr: "10.9.0.2".into()
+            })
+        );
+        assert_eq!(
+            parse("timed /tmp/t ncdevmem-rs -l -s 10.9.0.2 -v 7"),
+            Ok(Cmd::Timed {
+                outfile: "/tmp/t".into(),
+                cmd: "ncdevmem-rs -l -s 10.9.0.2 -v 7"
+                    .split(' ')
+                    .map(String::from)
+                    .collect()
+            })
+        );
+        assert_eq!(
+            parse("fault 3 dmnic1 split off"),
+            Ok(Cmd::Fault {
+                n: 3,
+                iface: "dmnic1".into(),
+                request: vec!["split".into(), "off".into()]
+            })
+        );
+        assert_eq!(
+            parse("queue-lease nkc 7 15"),
+            Ok(Cmd::QueueLease {
+                virt_iface: "nkc".into(),
+                phys_ifindex: 7,
+                queue: 15,
+                netns_id: None
+            })
+        );
+        assert_eq!(
+            parse("hds-thresh dmnic1 1024"),
+            Ok(Cmd::HdsThresh {
+                iface: "dmnic1".into(),
+                thresh: 1024
+            })
+        );
+        assert!(matches!(parse("napi-ids dmnic0"), Ok(Cmd::NapiIds { .. })));
+        assert!(matches!(
+            parse("netkit-add nkh nkc 16"),
+            Ok(Cmd::NetkitAdd { .. })
+        ));
+        assert!(matches!(
+            parse("inject dmnic0 5000 3"),
+            Ok(Cmd::Inject { .. })
+        ));
+    }
+
+    #[test]
+    fn bad_command_lines_are_refused() {
+        for bad in [
+            "",
+            "send 10.9.0.2 5201",
+            "send 10.9.0.2 70000 1",
+            "recv x 1",
+            "sink 5300 zerocopy",
+            "timed /tmp/t",
+            "fault 3 dmnic1 split",
+            "fault x dmnic1 combined 4",
+            "queue-lease nkc 7",
+            "hds-thresh dmnic1 -1",
+            "nope",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
         }
     }
 }
