@@ -184,9 +184,9 @@ fail_nth_setup() {
 	sites=$(sed -n 's/.*not reached (\([0-9]*\) fault sites passed).*/\1/p' /tmp/fn.out.err)
 	[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "no fault site count: $(cat /tmp/fn.out.err)"; return 1; }
 	# (Setup's first 20 sites include the ones whose failure it must handle;
-	# make check walks the first 8 of them and 3 more spread to the end,
+	# make check walks the first 8 of them and 2 more spread to the end,
 	# make stress all 20 and 30 more.)
-	for n in $(walk_points "$sites" "$(tier 3 30)" "$(tier 8 20)"); do
+	for n in $(walk_points "$sites" "$(tier 2 30)" "$(tier 8 20)"); do
 		port=$((port + 1))
 		rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth "$n"
 		pid=$RS_PID
@@ -283,7 +283,7 @@ fail_nth_ethtool() {
 		ip netns exec peer $undo || return 1
 		# Every sampled request starts from this state (successes are undone).
 		before=$(queue_state)
-		for n in $(walk_points "$sites" "$(tier 5 30)"); do
+		for n in $(walk_points "$sites" "$(tier 3 30)"); do
 			out=$(ip netns exec peer dmn-xfer fault "$n" dmnic1 $op)
 			rc=$?
 			case $rc in
