@@ -23,13 +23,13 @@ pass() {
 # the guest's upstream ncdevmem then has TX mode, -z, -n, -L): 7.2, not 6.12.
 # (bind-tx's handler came with all of them.)
 devmem72_kernel() { grep -qw netdev_nl_bind_tx_doit /proc/kallsyms; }
-# Seconds since boot (for timing steps), and whole seconds since such a mark.
 # Runs a command in namespace $1, or in the root one if $1 is empty.
 in_ns() { # ns command...
 	local ns="$1"
 	shift
 	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
 }
+# Seconds since boot (for timing steps), and whole seconds since such a mark.
 uptime_now() { cut -d' ' -f1 /proc/uptime; }
 secs_since() { awk -v t0="$1" '{ printf "%.0f", $1 - t0 }' /proc/uptime; }
 fail() {
