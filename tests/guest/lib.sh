@@ -98,22 +98,14 @@ parent_count() {
 # An ethtool -S counter of a device (in namespace $3 if given).
 stat_of() {
 	local dev="$1" name="$2" ns="${3:-}"
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" ethtool -S "$dev"
-	else
-		ethtool -S "$dev"
-	fi | awk -v n="$name:" '$1 == n { print $2; found=1 } END { if (!found) print 0 }'
+	in_ns "$ns" ethtool -S "$dev" | awk -v n="$name:" '$1 == n { print $2; found=1 } END { if (!found) print 0 }'
 }
 
 # Sum of a per-queue counter over all RX (TX) queues: rx_sum (tx_sum) dev
 # suffix [ns], e.g. rx_sum dmnic1 devmem_packets peer.
 queue_sum() { # rx|tx dev suffix [ns]
 	local dir="$1" dev="$2" suffix="$3" ns="${4:-}"
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" ethtool -S "$dev"
-	else
-		ethtool -S "$dev"
-	fi | awk -v n="^${dir}[0-9]+_${suffix}:\$" '$1 ~ n { t += $2 } END { print t + 0 }'
+	in_ns "$ns" ethtool -S "$dev" | awk -v n="^${dir}[0-9]+_${suffix}:\$" '$1 ~ n { t += $2 } END { print t + 0 }'
 }
 rx_sum() { queue_sum rx "$@"; }
 tx_sum() { queue_sum tx "$@"; }
@@ -196,11 +188,7 @@ rx_frames() {
 wait_listen() { # port [ns]
 	local i ns="${2-peer}"
 	for i in $(seq 1 1200); do
-		if [ -n "$ns" ]; then
-			ip netns exec "$ns" cat /proc/net/tcp /proc/net/tcp6
-		else
-			cat /proc/net/tcp /proc/net/tcp6
-		fi |
+		in_ns "$ns" cat /proc/net/tcp /proc/net/tcp6 |
 			awk -v p=$(printf '%04X' "$1") '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' && return 0
 		sleep 0.1
 	done
@@ -297,9 +285,8 @@ bg_flow_stop_check() { # port
 # namespace leaves its pools listed under that namespace's loopback device.)
 pool_totals() {
 	local ns
-	ncdevmem-rs --page-pools | grep "^page-pools"
-	for ns in $(ls /run/netns 2>/dev/null); do
-		ip netns exec "$ns" ncdevmem-rs --page-pools | grep "^page-pools"
+	for ns in "" $(ls /run/netns 2>/dev/null); do
+		in_ns "$ns" ncdevmem-rs --page-pools | grep "^page-pools"
 	done
 }
 
@@ -345,9 +332,8 @@ wait_dmabufs_detached() { # secs
 # what a page pool that waits for buffers may be waiting on.
 socket_report() {
 	local ns
-	echo "sockets (root): $(ss -tanmi 2>&1 | paste -sd';')"
-	for ns in $(ls /run/netns 2>/dev/null); do
-		echo "sockets ($ns): $(ip netns exec "$ns" ss -tanmi 2>&1 | paste -sd';')"
+	for ns in "" $(ls /run/netns 2>/dev/null); do
+		echo "sockets (${ns:-root}): $(in_ns "$ns" ss -tanmi 2>&1 | paste -sd';')"
 	done
 }
 

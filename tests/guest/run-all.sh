@@ -23,10 +23,6 @@ fi
 [ -w /sys/module/kunit/parameters/filter_glob ] &&
 	echo "kunit-ran-on-first-load.none" >/sys/module/kunit/parameters/filter_glob
 scripts=(/extra/test-*.sh)
-# What a scan after script $1 covers: that script, or (make check) all of them.
-kmemleak_scope() {
-	if [ "$DMN_TIER" = stress ]; then basename "$1" .sh | sed 's/^test-//'; else echo all-scripts; fi
-}
 last=${scripts[-1]}
 for t in "${scripts[@]}"; do
 	name=$(basename "$t" .sh)
@@ -55,11 +51,14 @@ for t in "${scripts[@]}"; do
 	echo scan >$KMEMLEAK
 	[ "$t" = "$last" ] && echo scan >$KMEMLEAK
 	leaks=$(cat $KMEMLEAK)
+	# What the scan covers: this script (make stress) or all of them.
+	scope=${name#test-}
+	[ "$DMN_TIER" = stress ] || scope=all-scripts
 	if [ -z "$leaks" ]; then
-		pass "guest/kmemleak-clean-$(kmemleak_scope "$t")" "$(secs_since "$t0")s"
+		pass "guest/kmemleak-clean-$scope" "$(secs_since "$t0")s"
 	else
 		echo "$leaks" | head -80
-		echo "TEST guest/kmemleak-clean-$(kmemleak_scope "$t") FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
+		echo "TEST guest/kmemleak-clean-$scope FAIL: $(echo "$leaks" | grep -c 'unreferenced object') unreferenced objects"
 		# Reported once: the next script starts clean.
 		echo clear >$KMEMLEAK
 		rc=1

@@ -166,67 +166,78 @@ listen_or_exit() { # port pid
 
 # A kernel fault injected at each sampled point of ncdevmem-rs's setup
 # (header split on: every queue rebuilt; RSS; ntuple rule; bind-rx: dma-buf
-# attach and map, queue restarts): the server either fails with an error and
-# the NIC is exactly as before, or it serves a validated stream. Afterwards a
-# normal run works and no buffer stays out.
+# attach and map, queue restarts), then of bind-rx alone (--fail-from bind):
+# the server either fails with an error and the NIC is exactly as before, or
+# it serves a validated stream. Bind-rx's first site (its netlink request)
+# must fail it. Afterwards a normal run works and no buffer stays out.
 fail_nth_setup() {
 	setup_pair || return 1
 	faults_setup || return 1
 	ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
-	local before port=5420 pid sites n failed=0 served=0 bad=0
+	local before port=5420 phase sites n failed=0 served=0 bad=0 summary=""
 	before=$(nic_snapshot)
-	# How many fault sites setup passes: armed far away, never reached.
-	rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth 100000000
-	pid=$RS_PID
-	wait_listen $port || return 1
-	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $MIB >/dev/null || return 1
-	wait $pid || return 1
-	sites=$(sed -n 's/.*not reached (\([0-9]*\) fault sites passed).*/\1/p' /tmp/fn.out.err)
-	[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "no fault site count: $(cat /tmp/fn.out.err)"; return 1; }
-	# (Setup's first 20 sites include the ones whose failure it must handle;
-	# make check walks the first 8 of them and 3 more spread to the end,
-	# make stress all 20 and 30 more. Setup's failures that it must report
-	# lie further on, in bind-rx: with 2 spread points on 6.12 none failed.)
-	for n in $(walk_points "$sites" "$(tier 3 30)" "$(tier 8 20)"); do
-		port=$((port + 1))
-		rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth "$n"
-		pid=$RS_PID
-		if listen_or_exit $port $pid; then
-			if ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $MIB >/dev/null 2>&1 &&
-				wait $pid && check_rs_summary /tmp/fn.out $MIB >/dev/null; then
-				served=$((served + 1))
-			else
-				echo "fail-nth $n: serving failed: $(tail -2 /tmp/fn.out.err)"
-				bad=$((bad + 1))
-				kill $pid 2>/dev/null
-				wait $pid
-			fi
-		else
-			wait $pid && { echo "fail-nth $n: server exited 0 without serving"; bad=$((bad + 1)); }
-			grep -q "fail-nth $n: injected" /tmp/fn.out.err ||
-				{ echo "fail-nth $n: failed without an injected fault: $(tail -2 /tmp/fn.out.err)"; bad=$((bad + 1)); }
-			failed=$((failed + 1))
-		fi
-		[ "$(nic_snapshot)" = "$before" ] || {
-			echo "fail-nth $n: NIC not restored: $(tail -2 /tmp/fn.out.err)"
-			nic_diff "$before"
-			bad=$((bad + 1))
-			break
-		}
+	for phase in setup bind; do
+		# How many fault sites the phase passes: armed far away, never reached.
+		setup_fault_run 100000000 || return 1
+		sites=$(sed -n 's/.*not reached (\([0-9]*\) fault sites passed).*/\1/p' /tmp/fn.out.err)
+		[ -n "$sites" ] && [ "$sites" -gt 0 ] || { echo "$phase: no fault site count: $(cat /tmp/fn.out.err)"; return 1; }
+		# Where setup fails lies mostly in bind-rx (its first sites
+		# surely), which the second walk reaches whatever setup's count.
+		for n in $(case $phase in
+			setup) walk_points "$sites" "$(tier 2 30)" "$(tier 6 20)" ;;
+			bind) walk_points "$sites" "$(tier 2 20)" "$(tier 2 10)" ;;
+			esac); do
+			setup_fault_run "$n" || break
+		done
+		summary="$summary $phase: $sites sites, $failed failed cleanly, $served served anyway;"
+		[ $bad = 0 ] || break
+		[ $phase = setup ] && failed=0 served=0
 	done
 	faults_teardown
-	echo "info: $sites fault sites in setup; $((failed + served)) sampled: $failed failed cleanly, $served served anyway, $bad wrong"
+	echo "info:$summary $bad wrong"
 	[ $bad = 0 ] || return 1
-	[ $failed -gt 0 ] || { echo "no injected fault made setup fail"; return 1; }
+	[ $failed -gt 0 ] || { echo "no injected fault made bind-rx fail"; return 1; }
 	# And afterwards: a normal run.
 	port=$((port + 1))
 	rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7
-	pid=$RS_PID
+	local pid=$RS_PID
 	wait_listen $port || return 1
 	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $((16 * MIB)) >/dev/null || return 1
 	wait $pid || return 1
 	check_rs_summary /tmp/fn.out $((16 * MIB)) || return 1
 	unload_clean
+}
+
+# One server run of fail_nth_setup with fail-nth N from $phase, counted in
+# its failed, served and bad; an N far away only counts the sites (it must
+# serve). Non-zero when the NIC was not restored.
+setup_fault_run() { # n
+	local n=$1 pid
+	port=$((port + 1))
+	rs_server $port /tmp/fn.out -c 10.9.0.1 -v 7 --size $((4 * MIB)) --fail-nth "$n" --fail-from $phase
+	pid=$RS_PID
+	if listen_or_exit $port $pid; then
+		if ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $MIB >/dev/null 2>&1 &&
+			wait $pid && check_rs_summary /tmp/fn.out $MIB >/dev/null; then
+			[ "$n" = 100000000 ] || served=$((served + 1))
+		else
+			echo "fail-nth $n ($phase): serving failed: $(tail -2 /tmp/fn.out.err)"
+			bad=$((bad + 1))
+			kill $pid 2>/dev/null
+			wait $pid
+		fi
+	else
+		wait $pid && { echo "fail-nth $n ($phase): server exited 0 without serving"; bad=$((bad + 1)); }
+		grep -q "fail-nth $n: injected" /tmp/fn.out.err ||
+			{ echo "fail-nth $n ($phase): failed without an injected fault: $(tail -2 /tmp/fn.out.err)"; bad=$((bad + 1)); }
+		failed=$((failed + 1))
+	fi
+	[ "$(nic_snapshot)" = "$before" ] || {
+		echo "fail-nth $n ($phase): NIC not restored: $(tail -2 /tmp/fn.out.err)"
+		nic_diff "$before"
+		bad=$((bad + 1))
+		return 1
+	}
 }
 
 # A fault at each site of a queue restart (the debugfs write, from this shell:
@@ -364,8 +375,8 @@ flows_check() {
 # driver's on 7.2 (74 failures in 6 s, all in TCP's own). fail-nth cannot reach there (it is
 # per task, and NAPI polls in softirq otherwise). What can fail: page-pool
 # refills, skb heads, and the TCP receive work done in the same thread. A
-# copy flow (RSS queues) and a devmem flow (queue 8) run through it; both
-# arrive valid, every token comes back, nothing leaks.
+# copy flow (RSS queues, until stopped) and a devmem flow (queue 8) run
+# through it; both arrive valid, every token comes back, nothing leaks.
 # (Faults are kept off the receiving processes: 6.12's tcp_xa_pool_refill()
 # allocates with GFP_KERNEL under xa_lock_bh(), so a failed GFP_NOWAIT
 # xarray node allocation in recvmsg makes it sleep with BHs off, a
@@ -381,7 +392,15 @@ atomic_alloc_faults() {
 	done
 	[ -n "$threads" ] || { echo "no NAPI thread for dmnic1"; return 1; }
 	lost0=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
-	flows_start af 5650 $(($(tier 16 256) * MIB)) $(($(tier 32 512) * MIB)) 9 || return 1
+	# The devmem flow (queue 8) has a size; the copy flow (RSS queues) runs
+	# until stopped, so that traffic lasts until a failure reached dmnic1
+	# however fast the machine.
+	rs_server 5650 /tmp/af.dm -c 10.9.0.1 -v 7 -q 1
+	local dpid=$RS_PID cpid bytes=$(($(tier 32 512) * MIB))
+	wait_listen 5650 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5650 -v 7 --bytes $bytes >/tmp/af.client 2>&1 &
+	cpid=$!
+	bg_flow_start 5651 9
 	for t in $threads; do echo 1 >/proc/$t/make-it-fail; done
 	for d in failslab fail_page_alloc; do
 		d=/sys/kernel/debug/$d
@@ -392,13 +411,13 @@ atomic_alloc_faults() {
 	done
 	# At least 3 s (20 s in make stress) and until a failure has reached
 	# dmnic1's receive path (most land in TCP's own allocations; which ones
-	# fail depends on timing), at most 60 s, and only while both flows run
-	# (the window must be under traffic).
+	# fail depends on timing), at most 60 s, and only while the copy flow
+	# runs (the window must be under traffic).
 	local start now window
 	window=$(tier 3 20)
 	start=$(date +%s)
 	now=$start
-	while flows_running && [ $((now - start)) -lt 60 ]; do
+	while kill -0 $BG_SEND 2>/dev/null && [ $((now - start)) -lt 60 ]; do
 		[ $((now - start)) -ge "$window" ] &&
 			[ $(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer))) -gt "$lost0" ] && break
 		sleep 0.2
@@ -417,7 +436,10 @@ atomic_alloc_faults() {
 	faults_teardown
 	lost1=$(($(rx_sum dmnic1 alloc_fail peer) + $(rx_sum dmnic1 drops peer)))
 	echo "info: $((now - start)) s of $pct% of allocations failing in dmnic1's NAPI threads ($(echo $threads | wc -w)): $injected failed; dmnic1 could not take $((lost1 - lost0)) frames (alloc_fail $(rx_sum dmnic1 alloc_fail peer), drops $(rx_sum dmnic1 drops peer))"
-	flows_check || return 1
+	bg_flow_stop_check 5651 || return 1
+	wait $cpid || { echo "devmem client: $(tail -n 3 /tmp/af.client)"; return 1; }
+	wait $dpid || { echo "devmem server: $(tail -n 3 /tmp/af.dm.err)"; return 1; }
+	check_rs_summary /tmp/af.dm $bytes || return 1
 	[ $injected -gt 0 ] || { echo "no allocation failed"; return 1; }
 	[ $lost1 -gt $lost0 ] || { echo "no failure reached dmnic1's receive path"; return 1; }
 	unload_clean

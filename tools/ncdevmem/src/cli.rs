@@ -6,8 +6,17 @@
 use crate::dmabuf::Provider;
 use crate::pattern::PatternEnd;
 use crate::tokens::MAX_RANGES;
-use clap::{error::ErrorKind, CommandFactory, Parser};
+use clap::{error::ErrorKind, CommandFactory, Parser, ValueEnum};
 use std::net::IpAddr;
+
+/// Where `--fail-nth` is armed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FaultPhase {
+    /// Before the NIC is configured: header split, RSS, ntuple, then bind-rx.
+    Setup,
+    /// Right before bind-rx.
+    Bind,
+}
 
 /// The modes, above clap's list of options.
 const MODES: &str = "ncdevmem-rs -l -s SERVER_IP -p PORT -f IFACE [-c CLIENT_IP] [-v N] [-t START] [-q NUM] [options]
@@ -92,6 +101,10 @@ pub struct Opts {
     /// configuring the NIC and binding fail (CONFIG_FAULT_INJECTION).
     #[arg(long, value_name = "N")]
     pub fail_nth: Option<u32>,
+    /// Where --fail-nth starts counting: at configuring (setup, default) or
+    /// at bind-rx (bind), whose failures must reach the caller.
+    #[arg(long, value_enum, value_name = "PHASE", default_value_t = FaultPhase::Setup)]
+    pub fail_from: FaultPhase,
     /// On the first read with two dma-buf frags, check SO_DEVMEM_DONTNEED
     /// misuse (bad lengths, unknown, stale, duplicate tokens, the 1024 limit).
     #[arg(long)]
@@ -156,6 +169,9 @@ fn check(o: &Opts) -> Result<(), String> {
     }
     if o.fail_nth == Some(0) {
         return Err("--fail-nth must be at least 1".into());
+    }
+    if o.fail_from != FaultPhase::Setup && o.fail_nth.is_none() {
+        return Err("--fail-from goes with --fail-nth".into());
     }
     if o.fail_on_linear && !o.listen {
         return Err("-L is a server option (-l)".into());
@@ -265,7 +281,13 @@ mod tests {
         assert!(o.selftest && o.server.is_none() && (o.start, o.queues) == (2, 1));
         let o = parse_args(&args("-l -s 10.0.0.2 -f eth1 --fail-nth 17 --abuse-tokens")).unwrap();
         assert_eq!(o.fail_nth, Some(17));
+        assert_eq!(o.fail_from, FaultPhase::Setup);
         assert!(o.abuse_tokens);
+        let o = parse_args(&args(
+            "-l -s 10.0.0.2 -f eth1 --fail-nth 2 --fail-from bind",
+        ))
+        .unwrap();
+        assert_eq!(o.fail_from, FaultPhase::Bind);
         assert!(parse_args(&args("--page-pools")).unwrap().page_pools);
         // 7.2's TX and RX flags.
         let o = parse_args(&args("-f eth1 -s 10.0.0.2 -p 5000 -z 3 -n")).unwrap();
@@ -299,6 +321,8 @@ mod tests {
             "-s 1.2.3.4 -t 4294967295 -q 2",
             "-l -s 10.0.0.2 -f eth1 --fail-nth 0",
             "-s 1.2.3.4 --fail-nth 3",
+            "-l -s 10.0.0.2 -f eth1 --fail-from bind",
+            "-l -s 10.0.0.2 -f eth1 --fail-nth 3 --fail-from listen",
             "-s 1.2.3.4 --abuse-tokens",
             "--page-pools -l -s 1.2.3.4 -f eth1",
             "-s 1.2.3.4 -L",

@@ -10,7 +10,7 @@
 //! queues 0..START-1, an ntuple rule steering the flow to queue START) and
 //! restores it on exit, Ctrl-C or SIGTERM; `--no-config` leaves it alone.
 
-use ncdevmem_rs::cli::{parse_args, Opts};
+use ncdevmem_rs::cli::{parse_args, FaultPhase, Opts};
 use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
 use ncdevmem_rs::devmem_tx::DevmemSender;
 use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
@@ -163,7 +163,11 @@ fn setup(
     ifindex: u32,
     mem: &Dmabuf,
     cfg: &mut Option<NicConfig<Nic>>,
+    fail: &mut Option<FailNth>,
 ) -> io::Result<Option<Binding>> {
+    if o.fail_from == FaultPhase::Setup {
+        *fail = o.fail_nth.map(FailNth::arm).transpose()?;
+    }
     if !o.no_config {
         *cfg = Some(configure(o, iface)?);
     }
@@ -171,6 +175,9 @@ fn setup(
         return Ok(None);
     }
     let queues: Vec<u32> = (o.start..o.start + o.queues).collect();
+    if o.fail_from == FaultPhase::Bind {
+        *fail = o.fail_nth.map(FailNth::arm).transpose()?;
+    }
     let binding = match bind_rx(ifindex, mem.fd() as u32, &queues)? {
         Ok(b) => b,
         Err(e) => {
@@ -198,10 +205,10 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     // restored once the queues are unbound, on every way out of here.
     let mut cfg = None;
     // With --fail-nth, a kernel fault is injected somewhere in configuring and
-    // binding; whatever fails must fail cleanly, and the NIC is restored as on
-    // any other error (after disarming).
-    let fail = o.fail_nth.map(FailNth::arm).transpose()?;
-    let bound = setup(o, iface, ifindex, &mem, &mut cfg);
+    // binding (or, --fail-from bind, in binding); whatever fails must fail
+    // cleanly, and the NIC is restored as on any other error (after disarming).
+    let mut fail = None;
+    let bound = setup(o, iface, ifindex, &mem, &mut cfg, &mut fail);
     if let Some(f) = fail {
         match f.disarm()? {
             Injection::Injected => eprintln!("fail-nth {}: injected", o.fail_nth.unwrap_or(0)),
