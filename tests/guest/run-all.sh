@@ -32,7 +32,7 @@ for t in "${scripts[@]}"; do
 	bash "$t" || rc=1
 	echo "=== $name took $(secs_since "$t0")s"
 	# A test script must leave the module unloaded for the next one.
-	grep -q '^devmemnic ' /proc/modules && { rmmod devmemnic || rc=1; }
+	module_loaded && { rmmod devmemnic || rc=1; }
 	[ -w $KMEMLEAK ] || continue
 	# A script that ran no test (its kernel lacks the feature) leaked
 	# nothing of ours: skip its scan (the last script's is always run).

@@ -38,11 +38,12 @@ upstream_ncdevmem() {
 }
 
 # The server configures the NIC itself (header split off beforehand, no rule),
-# receives 128 MiB into a dma-buf from PROVIDER, and restores the NIC.
+# receives 32 MiB (make stress: 128 MiB) into a dma-buf from PROVIDER, and
+# restores the NIC.
 rs_provider() { # provider
 	setup_pair || return 1
 	ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
-	local bytes=$((128 * MIB)) pid before
+	local bytes=$(($(tier 32 128) * MIB)) pid before
 	before=$(nic_snapshot)
 	rs_server 5202 /tmp/rs.out -c 10.9.0.1 -v 7 --provider "$1"
 	pid=$RS_PID

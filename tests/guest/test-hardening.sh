@@ -20,7 +20,7 @@ devmem_queue_restarts() {
 	setup_pair || return 1
 	echo 99 >$KNOB 2>/dev/null && { echo "restart of queue 99 accepted"; return 1; }
 	echo x8 >$KNOB 2>/dev/null && { echo "restart of queue 'x8' accepted"; return 1; }
-	local bytes=$((256 * MIB)) port=5500 pid cpid last c restarts=0 stalled=0 streams=0 first
+	local bytes=$(($(tier 64 256) * MIB)) port=5500 pid cpid last c restarts=0 stalled=0 streams=0 first
 	local want
 	want=$(tier 5 50)
 	while [ $restarts -lt "$want" ] && [ $streams -lt 20 ]; do
@@ -47,7 +47,7 @@ devmem_queue_restarts() {
 		wait $pid || { tail -3 /tmp/qr.out.err; return 1; }
 		check_rs_summary /tmp/qr.out $bytes >/dev/null || { echo "stream $streams: $(cat /tmp/qr.out)"; return 1; }
 	done
-	echo "info: $restarts restarts of bound queue 8 during $streams validated 256 MiB devmem streams; $stalled without devmem frames before the next"
+	echo "info: $restarts restarts of bound queue 8 during $streams validated $((bytes / MIB)) MiB devmem streams; $stalled without devmem frames before the next"
 	[ $restarts = "$want" ] || { echo "only $restarts restarts"; return 1; }
 	[ $stalled = 0 ] || { echo "devmem traffic did not resume after $stalled restarts"; return 1; }
 	# Unbound now (server gone): a host-memory queue restarts too; a down device refuses.
@@ -154,10 +154,10 @@ walk_points() { # sites [spread [first]]
 
 # Waits until something listens on $1 in peer or process $2 has exited.
 listen_or_exit() { # port pid
-	local i
-	for i in $(seq 1 600); do
-		ip netns exec peer cat /proc/net/tcp |
-			awk -v p=$(printf '%04X' "$1") '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' && return 0
+	local i port
+	printf -v port '%04X' "$1"
+	for ((i = 0; i < 600; i++)); do
+		ip netns exec peer awk -v p="$port" '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' /proc/net/tcp && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -184,7 +184,7 @@ fail_nth_setup() {
 		# Where setup fails lies mostly in bind-rx (its first sites
 		# surely), which the second walk reaches whatever setup's count.
 		for n in $(case $phase in
-			setup) walk_points "$sites" "$(tier 2 30)" "$(tier 6 20)" ;;
+			setup) walk_points "$sites" "$(tier 2 30)" "$(tier 3 20)" ;;
 			bind) walk_points "$sites" "$(tier 2 20)" "$(tier 2 10)" ;;
 			esac); do
 			setup_fault_run "$n" || break
@@ -295,7 +295,7 @@ fail_nth_ethtool() {
 		ip netns exec peer $undo || return 1
 		# Every sampled request starts from this state (successes are undone).
 		before=$(queue_state)
-		for n in $(walk_points "$sites" "$(tier 3 30)"); do
+		for n in $(walk_points "$sites" "$(tier 3 30)" "$(tier 3 20)"); do
 			out=$(ip netns exec peer dmn-xfer fault "$n" dmnic1 $op)
 			rc=$?
 			case $rc in
