@@ -208,16 +208,22 @@ rx_frames() {
 		$(rx_sum "$dev" alloc_fail "$ns") + $(rx_sum "$dev" drops "$ns")))
 }
 
+# Whether something listens on TCP $1 in namespace $2 ("" is the root one):
+# one awk, which reads /proc/net of its own namespace.
+listening() { # port ns
+	local port
+	printf -v port '%04X' "$1"
+	in_ns "$2" awk -v p="$port" '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6
+}
+
 # Waits (up to 120 s: binding a 64 MB dma-buf is slow under TCG) until
 # something listens on TCP $1 in namespace $2 (default peer; "" is the root
 # namespace). A fixed sleep instead loses the race under load.
 wait_listen() { # port [ns]
-	local i ns="${2-peer}" port
-	printf -v port '%04X' "$1"
-	# One awk per round, which reads /proc/net of its own namespace.
+	local i
 	for ((i = 0; i < 1200; i++)); do
-		in_ns "$ns" awk -v p="$port" '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' \
-			/proc/net/tcp /proc/net/tcp6 && return 0
+		listening "$1" "${2-peer}" && return 0
 		sleep 0.1
 	done
 	echo "nothing listens on $1"

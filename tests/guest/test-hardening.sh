@@ -143,21 +143,19 @@ faults_teardown() {
 	done
 }
 
-# Sample points for a fail-nth walk over SITES sites: the first FIRST
-# (default 5; 20 in make stress), then SPREAD more (default 5; 30 in make
-# stress) spread evenly to the end.
-walk_points() { # sites [spread [first]]
-	local n=$1 spread=${2:-$(tier 5 30)} first=${3:-$(tier 5 20)} i
+# Sample points for a fail-nth walk over SITES sites: the first FIRST, then
+# SPREAD more spread evenly to the end (each caller sizes both with tier).
+walk_points() { # sites spread first
+	local n=$1 spread=$2 first=$3 i
 	seq 1 $((n < first ? n : first))
 	[ "$n" -gt "$first" ] && for i in $(seq 1 "$spread"); do echo $((first + (n - first) * i / spread)); done
 }
 
 # Waits until something listens on $1 in peer or process $2 has exited.
 listen_or_exit() { # port pid
-	local i port
-	printf -v port '%04X' "$1"
+	local i
 	for ((i = 0; i < 600; i++)); do
-		ip netns exec peer awk -v p="$port" '$2 ~ ":"p"$" && $4 == "0A" { f=1 } END { exit !f }' /proc/net/tcp && return 0
+		listening "$1" peer && return 0
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
