@@ -15,27 +15,42 @@ CASES = {
     "split-on-discard": "(d) devmemnic, MSG_TRUNC discard",
     "devmem-ncdevmem-rs": "(e) devmem, ncdevmem-rs",
     "devmem-upstream": "(f) devmem, upstream ncdevmem",
+    "zcrx-4k-ncdevmem-rs": "(g) zcrx 4K, ncdevmem-rs",
+    "zcrx-64k-ncdevmem-rs": "(h) zcrx 64K, ncdevmem-rs",
+    "zcrx-4k-upstream": "(g) zcrx 4K, iou-zcrx 2M",
+    "zcrx-4k-ncdevmem-rs-v": "(g) zcrx 4K, ncdevmem-rs -v 2M",
+    "zcrx-64k-upstream": "(h) zcrx 64K, iou-zcrx 2M",
+    "zcrx-64k-ncdevmem-rs-v": "(h) zcrx 64K, ncdevmem-rs -v 2M",
+    "tx-devmem": "(i) TX devmem, ncdevmem-rs",
+    "tx-send": "(j) TX send",
+    "tx-zerocopy": "(k) TX MSG_ZEROCOPY",
 }
 GIB = 1 << 30
+# Where an idle CPU's samples land.
+IDLE = {"default_idle", "default_idle_call", "cpu_idle_poll", "pv_native_safe_halt",
+        "native_safe_halt", "acpi_safe_halt", "mwait_idle"}
 
 
 def parse(path):
-    runs, info, profile = [], "", {}
+    runs, info, profile, samples = [], "", {}, {}
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
             m = re.search(r"BENCH-INFO (.*)", line)
             if m:
                 info = m.group(1)
-            m = re.search(r"PROFILE (case=.*)", line)
+            m = re.search(r"PROFILE-SAMPLES case=(\S+) (\d+)", line)
             if m:
-                kv = dict(x.split("=", 1) for x in m.group(1).split())
-                profile.setdefault(kv["case"], []).append((kv["fn"], int(kv["hits"]), float(kv["us"])))
+                samples[m.group(1)] = int(m.group(2))
+                continue
+            m = re.search(r"PROFILE case=(\S+) pct=(\S+) dso=(\S+) fn=(.*)$", line)
+            if m:
+                profile.setdefault(m.group(1), []).append((m.group(4), m.group(3), float(m.group(2))))
                 continue
             m = re.search(r"BENCH (case=.*)", line)
             if m:
                 runs.append({k: v for k, v in (kv.split("=", 1) for kv in m.group(1).split())})
-    return info, runs, profile
+    return info, runs, profile, samples
 
 
 def stats(values):
@@ -44,7 +59,7 @@ def stats(values):
 
 def main():
     log, out_json, machine = sys.argv[1:4]
-    info, runs, profile = parse(log)
+    info, runs, profile, samples = parse(log)
     if not runs:
         sys.exit("no BENCH lines in " + log)
     cells = {}
@@ -58,6 +73,8 @@ def main():
         c["rx_cpu_per_gib"].append((float(r["rx_user"]) + float(r["rx_sys"])) / gib)
         c.setdefault("rx_user_per_gib", []).append(float(r["rx_user"]) / gib)
         c["guest_cpu_per_gib"].append(float(r["guest_cpu"]) / gib)
+        if r.get("tx_user", "-") != "-":
+            c.setdefault("tx_cpu_per_gib", []).append((float(r["tx_user"]) + float(r["tx_sys"])) / gib)
     order = list(CASES)
     rows = []
     for (case, flows, mtu), c in sorted(cells.items(), key=lambda kv: (kv[0][2], kv[0][1], order.index(kv[0][0]))):
@@ -67,11 +84,12 @@ def main():
             "rx_cpu_s_per_gib": stats(c["rx_cpu_per_gib"]),
             "rx_user_s_per_gib": stats(c["rx_user_per_gib"]),
             "guest_cpu_s_per_gib": stats(c["guest_cpu_per_gib"]),
+            "tx_cpu_s_per_gib": stats(c["tx_cpu_per_gib"]) if c.get("tx_cpu_per_gib") else None,
         })
 
     def med(case, flows, mtu, what):
         for r in rows:
-            if (r["case"], r["flows"], r["mtu"]) == (case, flows, mtu):
+            if (r["case"], r["flows"], r["mtu"]) == (case, flows, mtu) and r[what]:
                 return r[what]["median"]
         return None
 
@@ -88,11 +106,21 @@ def main():
             ratio("goodput e/f (target >= 1.0)", "devmem-ncdevmem-rs", "devmem-upstream")
             ratio("rx cpu/GiB e/f (target <= 1.0)", "devmem-ncdevmem-rs", "devmem-upstream", "rx_cpu_s_per_gib")
             ratio("goodput b/a (target >= 0.8)", "split-off-copy", "veth")
+            ratio("guest cpu/GiB c/a (target <= 1.5)", "split-on-copy", "veth", "guest_cpu_s_per_gib")
+            ratio("goodput h/c (target >= 2.0)", "zcrx-64k-ncdevmem-rs", "split-on-copy")
+            ratio("rx cpu/GiB h/c (target <= 0.25)", "zcrx-64k-ncdevmem-rs", "split-on-copy", "rx_cpu_s_per_gib")
+            ratio("goodput h/d (target >= 0.9)", "zcrx-64k-ncdevmem-rs", "split-on-discard")
+            ratio("goodput g/c", "zcrx-4k-ncdevmem-rs", "split-on-copy")
+            ratio("goodput rs-v/iou 4K (target >= 1.0)", "zcrx-4k-ncdevmem-rs-v", "zcrx-4k-upstream")
+            ratio("goodput rs-v/iou 64K (target >= 1.0)", "zcrx-64k-ncdevmem-rs-v", "zcrx-64k-upstream")
+            ratio("tx cpu/GiB i/j (target <= 0.5)", "tx-devmem", "tx-send", "tx_cpu_s_per_gib")
+            ratio("tx cpu/GiB k/j", "tx-zerocopy", "tx-send", "tx_cpu_s_per_gib")
+            ratio("goodput i/j", "tx-devmem", "tx-send")
 
     print(f"devmemnic bench: {machine}; guest: {info}")
     print("goodput in MiB/s, CPU in seconds per GiB received; median [min-max]")
     head = (f"{'case':34} {'flows':>5} {'mtu':>5} {'goodput':>18} {'receiver cpu/GiB':>20}"
-            f" {'(user)':>6} {'guest cpu/GiB':>20}")
+            f" {'(user)':>6} {'sender cpu/GiB':>20} {'guest cpu/GiB':>20}")
     print(head)
     print("-" * len(head))
     for r in rows:
@@ -100,18 +128,23 @@ def main():
             return f"{s['median']:{fmt}} [{s['min']:{fmt}}-{s['max']:{fmt}}]"
         print(f"{CASES[r['case']]:34} {r['flows']:>5} {r['mtu']:>5} {cell(r['goodput_mibps'], '.0f'):>18}"
               f" {cell(r['rx_cpu_s_per_gib'], '.2f'):>20} {r['rx_user_s_per_gib']['median']:>6.2f}"
+              f" {cell(r['tx_cpu_s_per_gib'], '.2f') if r['tx_cpu_s_per_gib'] else '-':>20}"
               f" {cell(r['guest_cpu_s_per_gib'], '.2f'):>20}")
     print()
     print("ratios of medians:")
     for x in ratios:
         print(f"  mtu {x['mtu']:>5}, {x['flows']} flow(s): {x['ratio']:34} {x['value']:.2f}")
     for case, fns in profile.items():
-        print(f"\nkernel functions by own time, {CASES[case]} (1 flow, ftrace function profiler; Rust functions are not traced):")
-        for fn, hits, us in sorted(fns, key=lambda x: -x[2])[:20]:
-            print(f"  {fn:40} {hits:>10} calls {us / 1000:>10.1f} ms")
+        idle = sum(pct for fn, _, pct in fns if fn in IDLE)
+        busy = max(100.0 - idle, 1e-9)
+        print(f"\nprofile, {CASES[case]} (1 flow, {samples.get(case, '?')} perf cpu-clock samples of both CPUs"
+              f" during the transfer, {idle:.0f}% idle): share of busy samples, own time")
+        for fn, dso, pct in sorted(fns, key=lambda x: -x[2]):
+            if fn not in IDLE:
+                print(f"  {100 * pct / busy:6.2f}%  {dso:18} {fn}")
     with open(out_json, "w") as f:
         json.dump({"machine": machine, "guest": info, "rows": rows, "ratios": ratios,
-                   "profile": profile}, f, indent=1)
+                   "profile": profile, "profile_samples": samples}, f, indent=1)
     print(f"\nJSON: {out_json}")
 
 

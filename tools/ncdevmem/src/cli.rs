@@ -130,6 +130,9 @@ pub struct Opts {
     /// --zcrx: NIC buffer size, a power of two (0: a page; Linux 7.2+).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub rx_buf_len: u32,
+    /// Client (no -f): send from host memory with MSG_ZEROCOPY.
+    #[arg(long)]
+    pub zerocopy: bool,
 }
 
 /// Parses the arguments (without the program name) and checks the rules
@@ -181,6 +184,11 @@ fn check(o: &Opts) -> Result<(), String> {
     }
     if o.zcrx && (!o.listen || o.queues != 1 || o.fail_nth.is_some() || o.abuse_tokens) {
         return Err("--zcrx is a server option (-l) for one queue (-q 1)".into());
+    }
+    if o.zerocopy && (o.listen || o.iface.is_some()) {
+        return Err(
+            "--zerocopy is a client option (no -l, no -f: devmem TX is always zerocopy)".into(),
+        );
     }
     if o.rx_buf_len != 0 && !o.zcrx {
         return Err("--rx-buf-len goes with --zcrx".into());
@@ -235,6 +243,21 @@ mod tests {
             "-s 10.9.0.2 -f eth1 -q 1 --zcrx",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --rx-buf-len 65536",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --abuse-tokens",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn zerocopy_is_a_host_memory_client_option() {
+        assert!(
+            parse_args(&args("-s 10.9.0.2 --bytes 4096 --zerocopy"))
+                .unwrap()
+                .zerocopy
+        );
+        for bad in [
+            "-l -s 10.9.0.2 -f eth1 --zerocopy",
+            "-s 10.9.0.2 -f eth1 --bytes 4096 --zerocopy",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }

@@ -7,12 +7,13 @@
 //! The NIC reads the payload by DMA; a send's buffers are the sender's again
 //! once its completion arrives on the socket's error queue.
 
-use crate::cmsg::{self, DevmemMsg, SCM_DEVMEM_DMABUF};
+use crate::cmsg::SCM_DEVMEM_DMABUF;
 use crate::netlink::{bind_tx, Binding};
+use crate::zerocopy::{self, Completions};
 use socket2::Socket;
 use std::io;
 use std::os::fd::AsRawFd;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Most iovecs one `sendmsg` carries (upstream ncdevmem's `MAX_IOV`).
 pub const MAX_IOV: usize = 1024;
@@ -37,12 +38,8 @@ pub fn pieces(offset: usize, len: usize, chunk: usize) -> Vec<(usize, usize)> {
 pub struct DevmemSender {
     sock: Socket,
     binding: Binding,
-    /// Zerocopy sends issued (the kernel numbers them from 0 per socket).
-    pub sends: u64,
-    /// Of those, completed (reported on the error queue).
-    pub completed: u64,
-    /// Completions that said the kernel copied instead of sending from the dma-buf.
-    pub copied: u64,
+    /// Sends issued and completed.
+    pub completions: Completions,
 }
 
 impl DevmemSender {
@@ -54,26 +51,11 @@ impl DevmemSender {
             .map_err(|e| io::Error::new(e.kind(), format!("SO_BINDTODEVICE {iface}: {e}")))?;
         let binding = bind_tx(ifindex, dmabuf_fd as u32)?
             .map_err(|e| io::Error::other(format!("bind-tx on {iface}: {e}")))?;
-        let one: libc::c_int = 1;
-        // SAFETY: a valid socket and an int option.
-        let r = unsafe {
-            libc::setsockopt(
-                sock.as_raw_fd(),
-                libc::SOL_SOCKET,
-                libc::SO_ZEROCOPY,
-                (&one as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        if r < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        zerocopy::enable(sock.as_raw_fd())?;
         Ok(Self {
             sock,
             binding,
-            sends: 0,
-            completed: 0,
-            copied: 0,
+            completions: Completions::default(),
         })
     }
 
@@ -124,7 +106,7 @@ impl DevmemSender {
             // us) and control data for the call.
             let n = unsafe { libc::sendmsg(self.sock.as_raw_fd(), &msg, libc::MSG_ZEROCOPY) };
             if n > 0 {
-                self.sends += 1;
+                self.completions.sends += 1;
                 return Ok(n as usize);
             }
             let e = io::Error::last_os_error();
@@ -141,88 +123,12 @@ impl DevmemSender {
     /// Reads the completions waiting on the error queue; with `wait`, first
     /// waits up to that long for at least one.
     pub fn reap(&mut self, wait: Option<Duration>) -> io::Result<()> {
-        let fd = self.sock.as_raw_fd();
-        if let Some(w) = wait {
-            let mut p = libc::pollfd {
-                fd,
-                events: 0,
-                revents: 0,
-            };
-            // (POLLERR is always reported: events 0 waits for the error queue.)
-            // SAFETY: one valid pollfd.
-            let r = unsafe { libc::poll(&mut p, 1, w.as_millis().min(i32::MAX as u128) as i32) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-        loop {
-            let mut ctrl = [0u64; 16];
-            // SAFETY: an all-zero msghdr is valid; no data, only control.
-            let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-            msg.msg_control = ctrl.as_mut_ptr().cast();
-            msg.msg_controllen = std::mem::size_of_val(&ctrl);
-            // SAFETY: `msg` points to a valid control buffer.
-            let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                return match e.raw_os_error() {
-                    Some(libc::EAGAIN) => Ok(()),
-                    Some(libc::EINTR) => continue,
-                    _ => Err(io::Error::new(
-                        e.kind(),
-                        format!("recvmsg(MSG_ERRQUEUE): {e}"),
-                    )),
-                };
-            }
-            if msg.msg_flags & libc::MSG_CTRUNC != 0 {
-                return Err(io::Error::other("error queue: control data truncated"));
-            }
-            // SAFETY: the kernel filled `msg_controllen` bytes of `ctrl`.
-            let bytes = unsafe {
-                std::slice::from_raw_parts(ctrl.as_ptr().cast::<u8>(), msg.msg_controllen)
-            };
-            for m in cmsg::parse(bytes) {
-                match m {
-                    DevmemMsg::ZerocopyDone { lo, hi, copied } => {
-                        let n = u64::from(hi.wrapping_sub(lo)) + 1;
-                        self.completed += n;
-                        if copied {
-                            self.copied += n;
-                        }
-                    }
-                    DevmemMsg::SockErr { origin, errno } => {
-                        return Err(io::Error::other(format!(
-                            "error queue: origin {origin}, errno {errno}"
-                        )))
-                    }
-                    _ => {}
-                }
-            }
-        }
+        self.completions.reap(self.sock.as_raw_fd(), wait)
     }
 
     /// Waits until every send issued so far has completed, up to `limit`.
     pub fn drain(&mut self, limit: Duration) -> io::Result<()> {
-        let start = Instant::now();
-        while self.completed < self.sends {
-            let left = limit.saturating_sub(start.elapsed());
-            if left.is_zero() {
-                return Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!(
-                        "{} of {} zerocopy sends not completed after {} s",
-                        self.sends - self.completed,
-                        self.sends,
-                        limit.as_secs()
-                    ),
-                ));
-            }
-            self.reap(Some(left.min(Duration::from_millis(200))))?;
-        }
-        Ok(())
+        self.completions.drain(self.sock.as_raw_fd(), limit)
     }
 }
 

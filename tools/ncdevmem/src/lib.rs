@@ -16,3 +16,4 @@ pub mod signals;
 pub mod token_abuse;
 pub mod tokens;
 pub mod zcrx;
+pub mod zerocopy;

@@ -22,6 +22,7 @@ use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
 use ncdevmem_rs::zcrx::{Chunk, Zcrx};
+use ncdevmem_rs::zerocopy::{self, Completions};
 use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
 use std::io::{self, BufRead, Read, Write};
@@ -545,11 +546,61 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     })
 }
 
-fn client(o: &Opts) -> io::Result<Outcome> {
+/// This process's user and system CPU seconds so far.
+fn cpu_secs() -> (f64, f64) {
+    // SAFETY: an all-zero rusage is valid; getrusage fills it.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is writable; RUSAGE_SELF cannot fail with a valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (secs(u.ru_utime), secs(u.ru_stime))
+}
+
+/// What a sender prints after its send loop: bytes, time, and its own CPU
+/// time over the loop (setup before the first byte left out).
+struct SendSummary {
+    role: &'static str,
+    bytes: u64,
+    secs: f64,
+    cpu: (f64, f64),
+    zc: Option<Completions>,
+}
+
+impl SendSummary {
+    fn print(&self, json: bool) {
+        let rate = self.bytes as f64 / (1 << 20) as f64 / self.secs.max(1e-9);
+        let (user, sys) = self.cpu;
+        if json {
+            let zc = self.zc.as_ref().map_or(String::new(), |c| {
+                format!(
+                    ",\"sends\":{},\"completions\":{},\"copied\":{}",
+                    c.sends, c.completed, c.copied
+                )
+            });
+            println!(
+                "{{\"role\":\"{}\",\"bytes\":{}{zc},\"secs\":{:.3},\"mibps\":{rate:.1},\"cpu_user\":{user:.3},\"cpu_sys\":{sys:.3}}}",
+                self.role, self.bytes, self.secs
+            );
+        } else {
+            let zc = self.zc.as_ref().map_or(String::new(), |c| {
+                format!(
+                    " sends={} completions={} copied={}",
+                    c.sends, c.completed, c.copied
+                )
+            });
+            println!(
+                "ncdevmem-rs {}: bytes={}{zc} secs={:.3} mibps={rate:.1} cpu_user={user:.3} cpu_sys={sys:.3}",
+                self.role, self.bytes, self.secs
+            );
+        }
+    }
+}
+
+/// Connects to the server from the server's port (its ntuple rule may name it).
+fn connect_client(o: &Opts) -> io::Result<Socket> {
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     sock.set_reuse_address(true)?;
-    // The server's ntuple rule names the client's port: send from the same port.
     let local: SocketAddr = match addr {
         SocketAddr::V4(_) => (std::net::Ipv4Addr::UNSPECIFIED, o.port).into(),
         SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, o.port).into(),
@@ -558,23 +609,74 @@ fn client(o: &Opts) -> io::Result<Outcome> {
         .map_err(|e| io::Error::new(e.kind(), format!("bind {local}: {e}")))?;
     sock.connect(&addr.into())
         .map_err(|e| io::Error::new(e.kind(), format!("connect {addr}: {e}")))?;
-    let mut stream: std::net::TcpStream = sock.into();
+    Ok(sock)
+}
+
+/// Sends `buf[..len]` with `MSG_ZEROCOPY`; returns the bytes the kernel took.
+/// The buffer must not change until the send completes: the client's never does.
+fn send_zerocopy(sock: &Socket, zc: &mut Completions, buf: &[u8]) -> io::Result<usize> {
+    loop {
+        // SAFETY: `buf` is valid for reads of its length for the call; the
+        // kernel pins its pages until the completion.
+        let n = unsafe {
+            libc::send(
+                sock.as_raw_fd(),
+                buf.as_ptr().cast(),
+                buf.len(),
+                libc::MSG_ZEROCOPY,
+            )
+        };
+        if n >= 0 {
+            zc.sends += 1;
+            return Ok(n as usize);
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            // Each zerocopy send holds option memory until it completes.
+            Some(libc::ENOBUFS) => zc.reap(sock.as_raw_fd(), Some(Duration::from_secs(10)))?,
+            Some(libc::EINTR) => {}
+            _ => return Err(io::Error::new(e.kind(), format!("send(MSG_ZEROCOPY): {e}"))),
+        }
+    }
+}
+
+/// Plain client: `--bytes N` from host memory, with `write` or (`--zerocopy`)
+/// `MSG_ZEROCOPY` sends.
+fn client(o: &Opts) -> io::Result<Outcome> {
+    let sock = connect_client(o)?;
+    let mut zc = if o.zerocopy {
+        zerocopy::enable(sock.as_raw_fd())?;
+        Some(Completions::default())
+    } else {
+        None
+    };
     // With -v N the pattern, else zeros (what upstream's server, without
     // validation, reads as "nothing to print"). A buffer of whole pattern
     // periods ends where it starts: filled once, it is the stream's next bytes
     // at every write (a shorter last write sends a prefix), so sending costs
-    // no per-byte work.
+    // no per-byte work, and zerocopy sends may reuse it while in flight.
     let mut buf = vec![0u8; 256 * 1024];
     if let Some(mut pattern) = Pattern::new(o.validate, o.pattern_end.byte()) {
         buf.truncate(buf.len() / pattern.period() * pattern.period());
         pattern.fill(&mut buf);
     }
+    let mut stream: std::net::TcpStream = sock.try_clone()?.into();
+    let cpu0 = cpu_secs();
     let start = Instant::now();
     let mut sent = 0u64;
     let mut progress = Progress::new(start);
     while sent < o.bytes {
         let n = (o.bytes - sent).min(buf.len() as u64) as usize;
-        stream.write_all(&buf[..n])?;
+        match zc.as_mut() {
+            Some(zc) => {
+                let mut off = 0;
+                while off < n {
+                    off += send_zerocopy(&sock, zc, &buf[off..n])?;
+                }
+                zc.reap(sock.as_raw_fd(), None)?;
+            }
+            None => stream.write_all(&buf[..n])?,
+        }
         sent += n as u64;
         progress.tick(|secs| {
             format!(
@@ -586,14 +688,21 @@ fn client(o: &Opts) -> io::Result<Outcome> {
         });
     }
     drop(progress);
+    if let Some(zc) = zc.as_mut() {
+        zc.drain(sock.as_raw_fd(), Duration::from_secs(60))?;
+    }
     stream.shutdown(std::net::Shutdown::Write)?;
     let _ = stream.read(&mut buf[..1]);
-    let s = Summary {
+    let secs = start.elapsed().as_secs_f64();
+    let cpu1 = cpu_secs();
+    SendSummary {
+        role: "client",
         bytes: sent,
-        secs: start.elapsed().as_secs_f64(),
-        ..Summary::default()
-    };
-    s.print(o.json, "client");
+        secs,
+        cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
+        zc,
+    }
+    .print(o.json);
     Ok(Outcome::Ok)
 }
 
@@ -624,8 +733,9 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
         tx.dmabuf_id(),
         mem.size()
     );
-    let start = Instant::now();
     let mut sent = 0u64;
+    let mut cpu0 = cpu_secs();
+    let mut start = Instant::now();
     if o.bytes > 0 {
         // Whole pattern periods fill the dma-buf, so the stream continues
         // where the buffer starts again: sends cycle through it, and the
@@ -639,6 +749,9 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
         }
         mem.write_at(0, &fill)?;
         drop(fill);
+        // The dma-buf's fill is setup, not sending.
+        cpu0 = cpu_secs();
+        start = Instant::now();
         let mut pos = 0usize;
         let mut progress = Progress::new(start);
         while sent < o.bytes {
@@ -655,8 +768,8 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
                     "{} of {} MiB sent from the dma-buf, {} sends, {} completed",
                     sent >> 20,
                     o.bytes >> 20,
-                    tx.sends,
-                    tx.completed
+                    tx.completions.sends,
+                    tx.completions.completed
                 )
             });
         }
@@ -680,25 +793,20 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
     let mut one = [0u8; 1];
     let _ = std::net::TcpStream::from(tx.socket().try_clone()?).read(&mut one);
     let secs = start.elapsed().as_secs_f64();
-    let rate = sent as f64 / (1 << 20) as f64 / secs.max(1e-9);
-    if o.json {
-        println!(
-            "{{\"role\":\"devmem-tx\",\"bytes\":{sent},\"sends\":{},\"completions\":{},\"copied\":{},\"secs\":{secs:.3},\"mibps\":{rate:.1}}}",
-            tx.sends, tx.completed, tx.copied
-        );
-    } else {
-        println!(
-            "ncdevmem-rs devmem-tx: bytes={sent} sends={} completions={} copied={} secs={secs:.2} mibps={rate:.1}",
-            tx.sends, tx.completed, tx.copied
-        );
+    let cpu1 = cpu_secs();
+    let copied = tx.completions.copied;
+    SendSummary {
+        role: "devmem-tx",
+        bytes: sent,
+        secs,
+        cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
+        zc: Some(std::mem::take(&mut tx.completions)),
     }
-    Ok(if tx.copied == 0 {
+    .print(o.json);
+    Ok(if copied == 0 {
         Outcome::Ok
     } else {
-        eprintln!(
-            "ncdevmem-rs: {} sends were copied, not sent from the dma-buf",
-            tx.copied
-        );
+        eprintln!("ncdevmem-rs: {copied} sends were copied, not sent from the dma-buf");
         Outcome::ValidationFailed
     })
 }

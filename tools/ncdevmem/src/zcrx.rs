@@ -18,6 +18,8 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// Completion-queue entries.
+const CQ_ENTRIES: u32 = 4096;
 /// Refill-queue entries (as upstream's iou-zcrx).
 const RQ_ENTRIES: u32 = 4096;
 /// `IORING_ZCRX_AREA_DMABUF` (the crate does not re-export the flag enum).
@@ -71,6 +73,9 @@ impl Zcrx {
             .setup_single_issuer()
             .setup_defer_taskrun()
             .setup_submit_all()
+            // Room for a burst of one-buffer chunks between two waits (each
+            // frag is a completion); when it does fill, see `wait`.
+            .setup_cqsize(CQ_ENTRIES)
             .build(512)?;
         let page = 4096usize;
         let rq_len = (RQ_ENTRIES as usize * std::mem::size_of::<io_uring_zcrx_rqe>() + page)
@@ -167,7 +172,8 @@ impl Zcrx {
         Ok(())
     }
 
-    /// Waits for completions and hands each to `f`; an error completion ends it.
+    /// Waits for completions and hands each to `f`; an error completion (other
+    /// than a full completion queue) ends it.
     pub fn wait(&mut self, mut f: impl FnMut(Chunk)) -> io::Result<()> {
         self.ring.submit_and_wait(1)?;
         for cqe in self.ring.completion() {
@@ -175,6 +181,13 @@ impl Zcrx {
                 return Err(io::Error::other("unexpected io_uring completion"));
             }
             let res = cqe.result();
+            if res == -libc::ENOSPC {
+                // The completion queue filled up: the receive stopped before
+                // taking more from the socket (nothing is lost); the caller
+                // re-arms once it has read these completions.
+                f(Chunk::Rearm);
+                continue;
+            }
             if res < 0 {
                 return Err(io::Error::new(
                     io::Error::from_raw_os_error(-res).kind(),

@@ -4,6 +4,7 @@
 //! `splitmix64(s ^ (i / 8))`, so a receiver checks any offset without state
 //! from the sender. The checksum is FNV-1a 64 over the bytes.
 
+pub mod demangle;
 pub mod inject;
 pub mod netkit;
 

@@ -394,6 +394,9 @@ enum Cmd {
         queue: u32,
         netns_id: Option<i32>,
     },
+    /// Copy stdin to stdout with Rust symbol names demangled (perf reports
+    /// of the module), without their hashes.
+    Demangle,
     /// Print "QUEUE NAPI_ID" for each RX queue of IFACE (0: none).
     NapiIds { iface: String },
 }
@@ -467,6 +470,7 @@ fn run(cmd: Cmd) -> Result<bool, String> {
             println!("{id}");
             Ok(true)
         }
+        Cmd::Demangle => demangle_lines().map(|()| true).map_err(io),
         Cmd::NapiIds { iface } => {
             let i = ncdevmem_rs::nic::ifindex(&iface).map_err(|e| e.to_string())?;
             // One line per RX queue: "QUEUE NAPI_ID" (0: none).
@@ -476,6 +480,16 @@ fn run(cmd: Cmd) -> Result<bool, String> {
             Ok(true)
         }
     }
+}
+
+/// `demangle`: every word of stdin that is a Rust symbol, demangled.
+fn demangle_lines() -> std::io::Result<()> {
+    use std::io::{BufRead, Write};
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        writeln!(out, "{}", dmn_xfer::demangle::words(&line?))?;
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
