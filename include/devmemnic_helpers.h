@@ -129,6 +129,8 @@ void dmn_skb_reserve(struct sk_buff *skb, int len);
 unsigned int dmn_skb_frags(const struct sk_buff *skb);
 bool dmn_skb_frags_readable(const struct sk_buff *skb);
 unsigned int dmn_skb_frag_size(const struct sk_buff *skb, unsigned int i);
+void dmn_skb_frag_copy(const struct sk_buff *skb, unsigned int i, unsigned int off, void *to,
+		       unsigned int len);
 bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_addr_t *addr);
 void dmn_kfree_skb_any(struct sk_buff *skb);
 void dmn_consume_skb_any(struct sk_buff *skb);
@@ -160,6 +162,8 @@ long dmn_page_pool_outstanding(struct page_pool *pool);
 void dmn_page_pool_debug(struct page_pool *pool);
 int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev);
 struct sk_buff *dmn_alloc_test_frame(unsigned int len);
+struct sk_buff *dmn_alloc_test_frame_frags(unsigned int head, unsigned int nr,
+					   unsigned int frag_len);
 unsigned long dmn_pp_alloc_netmem(struct page_pool *pool);
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);
 dma_addr_t dmn_netmem_dma_addr(unsigned long netmem);

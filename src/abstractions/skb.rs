@@ -81,58 +81,14 @@ impl SkBuff {
     }
 
     /// Copies `out.len()` bytes starting at `offset` as the NIC's DMA engine
-    /// reads a frame it sends: host memory through the CPU, device-memory frags
-    /// (devmem TX) through their bus address on `tx_dma`, the device the
-    /// sender's buffers are mapped for. Never touches unreadable memory through
-    /// a kernel address; `EFAULT` if a frag of an unreadable skb has no bus
-    /// address or the range reaches past the frags.
+    /// reads a frame it sends (see [`FrameReader`]).
     pub(crate) fn read_as_device(
         &self,
         tx_dma: DmaDev<'_>,
         offset: usize,
         out: &mut [u8],
     ) -> Result {
-        if self.frags_readable() {
-            return self.copy_bits(offset, out);
-        }
-        let end = match offset.checked_add(out.len()) {
-            Some(end) if end <= self.len() => end,
-            _ => return Err(EINVAL),
-        };
-        let mut pos = offset;
-        let mut start = self.headlen();
-        if pos < start {
-            let n = (start - pos).min(out.len());
-            // (The linear part is host memory even in an unreadable skb.)
-            self.copy_bits(pos, &mut out[..n])?;
-            pos += n;
-        }
-        let raw = self.ptr.as_ptr();
-        for i in 0..self.nr_frags() {
-            if pos >= end {
-                break;
-            }
-            // SAFETY: the skb is valid and `i` is below its frag count.
-            let size = unsafe { bindings::dmn_skb_frag_size(raw, i) } as usize;
-            let frag_end = start + size;
-            if pos < frag_end {
-                let mut addr: DmaAddr = 0;
-                // SAFETY: as above; `addr` is writable.
-                if !unsafe { bindings::dmn_skb_frag_net_iov_dma(raw, i, &mut addr) } {
-                    return Err(EFAULT);
-                }
-                let n = frag_end.min(end) - pos;
-                let at = (pos - offset)..(pos - offset + n);
-                device_read(tx_dma, addr + (pos - start) as DmaAddr, &mut out[at])?;
-                pos += n;
-            }
-            start = frag_end;
-        }
-        if pos == end {
-            Ok(())
-        } else {
-            Err(EFAULT)
-        }
+        FrameReader::new(self, tx_dma, offset)?.read(out)
     }
 
     /// The TX queue the core chose.
@@ -200,6 +156,18 @@ impl SkBuff {
     pub(crate) fn test_frame(len: u32) -> Result<SkBuff> {
         // SAFETY: plain allocation; we own the result.
         let raw = unsafe { bindings::dmn_alloc_test_frame(len) };
+        if raw.is_null() {
+            return Err(ENOMEM);
+        }
+        // SAFETY: a fresh skb we own.
+        Ok(unsafe { SkBuff::from_raw(raw) })
+    }
+
+    /// A frame of `head` linear bytes and `nr` page frags of `frag_len` bytes;
+    /// byte k is `(k * 7) % 251`. For tests.
+    pub(crate) fn test_frame_with_frags(head: u32, nr: u32, frag_len: u32) -> Result<SkBuff> {
+        // SAFETY: plain allocation; we own the result.
+        let raw = unsafe { bindings::dmn_alloc_test_frame_frags(head, nr, frag_len) };
         if raw.is_null() {
             return Err(ENOMEM);
         }
@@ -293,4 +261,123 @@ pub(crate) fn flush_deferred_skbs() {
     // SAFETY: process context (callers may sleep); raising a softirq on each CPU
     // has no other precondition.
     unsafe { bindings::dmn_flush_deferred_skbs() };
+}
+
+/// Reads a frame's bytes in order, from a start offset on, as the NIC's DMA
+/// engine reads a frame it sends: host memory through the CPU, device-memory
+/// frags (devmem TX) through their bus address on the device the sender's
+/// buffers are mapped for. Never touches unreadable memory through a kernel
+/// address.
+///
+/// It keeps its place among the frags, so reading a frame page by page walks
+/// them once (`skb_copy_bits` from an offset starts over at the first frag).
+///
+/// # Invariants
+///
+/// `nr_frags` is `skb`'s frag count and `frag <= nr_frags`; when
+/// `frag < nr_frags`, frag `frag` starts at frame offset `frag_start` and is
+/// `frag_size` bytes long.
+pub(crate) struct FrameReader<'a> {
+    skb: &'a SkBuff,
+    tx_dma: DmaDev<'a>,
+    readable: bool,
+    nr_frags: u32,
+    /// Frame offset of the next byte to read.
+    pos: usize,
+    frag: u32,
+    frag_start: usize,
+    frag_size: usize,
+}
+
+impl<'a> FrameReader<'a> {
+    /// A reader of `skb` from frame offset `offset` on; `tx_dma` is the device
+    /// its device-memory frags are mapped for. `EINVAL` past the frame's end.
+    pub(crate) fn new(skb: &'a SkBuff, tx_dma: DmaDev<'a>, offset: usize) -> Result<Self> {
+        if offset > skb.len() {
+            return Err(EINVAL);
+        }
+        let nr_frags = skb.nr_frags();
+        let mut r = Self {
+            skb,
+            tx_dma,
+            readable: skb.frags_readable(),
+            nr_frags,
+            pos: offset,
+            frag: 0,
+            frag_start: skb.headlen(),
+            frag_size: 0,
+        };
+        if nr_frags > 0 {
+            // INVARIANT: frag 0 starts where the linear part ends.
+            r.frag_size = r.size_of(0);
+        }
+        Ok(r)
+    }
+
+    /// Size of frag `i`, which must be below `nr_frags`.
+    fn size_of(&self, i: u32) -> usize {
+        debug_assert!(i < self.nr_frags);
+        // SAFETY: the skb is valid and `i` is below its frag count.
+        unsafe { bindings::dmn_skb_frag_size(self.skb.ptr.as_ptr(), i) as usize }
+    }
+
+    /// Reads the next `out.len()` bytes. `EINVAL` past the frame's end;
+    /// `EFAULT` if a frag of an unreadable frame has no bus address or is not
+    /// reachable as RAM, or the frags end before the frame does.
+    pub(crate) fn read(&mut self, out: &mut [u8]) -> Result {
+        let end = match self.pos.checked_add(out.len()) {
+            Some(end) if end <= self.skb.len() => end,
+            _ => return Err(EINVAL),
+        };
+        let mut done = 0;
+        let headlen = self.skb.headlen();
+        if self.pos < headlen {
+            let n = (headlen - self.pos).min(out.len());
+            // (The linear part is host memory even in an unreadable skb.)
+            self.skb.copy_bits(self.pos, &mut out[..n])?;
+            done = n;
+            self.pos += n;
+        }
+        let raw = self.skb.ptr.as_ptr();
+        while self.pos < end {
+            while self.frag < self.nr_frags && self.pos >= self.frag_start + self.frag_size {
+                self.frag_start += self.frag_size;
+                self.frag += 1;
+                if self.frag < self.nr_frags {
+                    self.frag_size = self.size_of(self.frag);
+                }
+            }
+            if self.frag == self.nr_frags {
+                return Err(EFAULT);
+            }
+            let in_frag = self.pos - self.frag_start;
+            let n = (self.frag_size - in_frag).min(end - self.pos);
+            let dst = &mut out[done..done + n];
+            if self.readable {
+                // SAFETY: the skb is valid, `frag` is below its frag count and
+                // host memory (the skb is readable), and holds `in_frag + n`
+                // bytes; `dst` is writable for `n` bytes.
+                unsafe {
+                    bindings::dmn_skb_frag_copy(
+                        raw,
+                        self.frag,
+                        in_frag as u32,
+                        dst.as_mut_ptr().cast(),
+                        n as u32,
+                    )
+                };
+            } else {
+                let mut addr: DmaAddr = 0;
+                // SAFETY: the skb is valid, `frag` is below its frag count;
+                // `addr` is writable.
+                if !unsafe { bindings::dmn_skb_frag_net_iov_dma(raw, self.frag, &mut addr) } {
+                    return Err(EFAULT);
+                }
+                device_read(self.tx_dma, addr + in_frag as DmaAddr, dst)?;
+            }
+            done += n;
+            self.pos += n;
+        }
+        Ok(())
+    }
 }

@@ -18,7 +18,7 @@ use crate::abstractions::{
     page_pool::{PagePool, PoolConfig},
     queue_mgmt::QueueConfig,
     ring::SkbRing,
-    skb::{build_size, rx_headroom, SkBuff},
+    skb::{build_size, rx_headroom, FrameReader, SkBuff},
 };
 use crate::logic::parse::parse_prefix;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -236,10 +236,15 @@ struct Wire<'a> {
     tx_dma: DmaDev<'a>,
 }
 
-impl Wire<'_> {
+impl<'a> Wire<'a> {
     /// Reads `out.len()` frame bytes from `offset`.
     fn read(&self, offset: usize, out: &mut [u8]) -> Result {
         self.frame.read_as_device(self.tx_dma, offset, out)
+    }
+
+    /// Reads the frame in order from `offset` on.
+    fn reader(&self, offset: usize) -> Result<FrameReader<'a>> {
+        FrameReader::new(self.frame, self.tx_dma, offset)
     }
 }
 
@@ -331,13 +336,14 @@ impl RxQueue {
         let segment_payload = |payload: usize| payload.div_ceil(frame.segments().max(1) as usize);
         let mut skb = match layout {
             Some(l) if l.payload_len > 0 && segment_payload(l.payload_len) <= thresh => {
-                let skb = self.receive_linear(dev, mem, wire, len)?;
+                let skb = self.receive_linear(dev, mem, wire, &peek[..n], len)?;
                 self.stats.linear.add(1);
                 self.stats.below_hds_thresh.add(1);
                 skb
             }
             Some(l) if l.payload_len > 0 && l.payload_len <= MAX_FRAGS * mem.payload.buf_size() => {
-                let skb = self.receive_split(dev, mem, wire, l.header_len, l.payload_len)?;
+                let skb =
+                    self.receive_split(dev, mem, wire, &peek[..n], l.header_len, l.payload_len)?;
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);
@@ -345,7 +351,7 @@ impl RxQueue {
                 skb
             }
             _ => {
-                let skb = self.receive_linear(dev, mem, wire, len)?;
+                let skb = self.receive_linear(dev, mem, wire, &peek[..n], len)?;
                 self.stats.linear.add(1);
                 skb
             }
@@ -362,43 +368,49 @@ impl RxQueue {
     }
 
     /// Headers into a host fragment (the skb head), payload into payload buffers.
+    /// `peek` is the frame's start, already read.
     fn receive_split(
         &self,
         dev: &NetDev,
         mem: &QueueMem,
         wire: &Wire<'_>,
+        peek: &[u8],
         header_len: usize,
         payload_len: usize,
     ) -> Result<SkBuff, RxError> {
-        let mut skb = self.head_from(dev, &mem.header, wire, header_len)?;
+        let mut skb = self.head_from(dev, &mem.header, wire, peek, header_len)?;
         self.frags_from(dev, &mem.payload, wire, &mut skb, header_len, payload_len)?;
         Ok(skb)
     }
 
     /// The whole frame into host memory: one buffer if it fits, else a head and
-    /// host pages.
+    /// host pages. `peek` is the frame's start, already read.
     fn receive_linear(
         &self,
         dev: &NetDev,
         mem: &QueueMem,
         wire: &Wire<'_>,
+        peek: &[u8],
         len: usize,
     ) -> Result<SkBuff, RxError> {
         if build_size(len as u32) as usize <= kernel::page::PAGE_SIZE {
-            return self.head_from(dev, &mem.header, wire, len);
+            return self.head_from(dev, &mem.header, wire, peek, len);
         }
         let head = LINEAR_HEAD.min(len);
-        let mut skb = self.head_from(dev, &mem.header, wire, head)?;
+        let mut skb = self.head_from(dev, &mem.header, wire, peek, head)?;
         self.frags_from(dev, &mem.header, wire, &mut skb, head, len - head)?;
         Ok(skb)
     }
 
-    /// An skb whose head holds the frame's first `len` bytes, in a host fragment of `pool`.
+    /// An skb whose head holds the frame's first `len` bytes, in a host fragment
+    /// of `pool`: from `peek` (the frame's start, already read) when it has them,
+    /// else from the wire.
     fn head_from(
         &self,
         dev: &NetDev,
         pool: &PagePool,
         wire: &Wire<'_>,
+        peek: &[u8],
         len: usize,
     ) -> Result<SkBuff, RxError> {
         let frag = pool
@@ -409,14 +421,21 @@ impl RxQueue {
             dev.dma_dev(),
             frag.dma_addr() + u64::from(headroom),
             len,
-            |dst| wire.read(0, dst),
+            |dst| match peek.get(..len) {
+                Some(src) => {
+                    dst.copy_from_slice(src);
+                    Ok(())
+                }
+                None => wire.read(0, dst),
+            },
         )?;
         Ok(SkBuff::build(frag, headroom, len as u32)?)
     }
 
     /// Appends frame bytes `from..from + len` to `skb` in buffers of `pool`
     /// (one frag per buffer, each filled a page at a time: the bus addresses
-    /// of a buffer are contiguous, its pages need not be mapped together).
+    /// of a buffer are contiguous, its pages need not be mapped together),
+    /// reading the frame once, in order.
     fn frags_from(
         &self,
         dev: &NetDev,
@@ -430,6 +449,7 @@ impl RxQueue {
         let end = from + len;
         let dma = dev.dma_dev();
         let page = kernel::page::PAGE_SIZE;
+        let mut src = wire.reader(from)?;
         while off < end {
             let buf = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
             let n = (end - off).min(buf.size());
@@ -437,7 +457,7 @@ impl RxQueue {
             let mut at = 0;
             while at < n {
                 let m = (n - at).min(page);
-                device_write_with(dma, base + at as u64, m, |dst| wire.read(off + at, dst))?;
+                device_write_with(dma, base + at as u64, m, |dst| src.read(dst))?;
                 at += m;
             }
             skb.add_netmem_frag(buf, 0, n as u32)?;

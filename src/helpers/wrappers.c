@@ -353,6 +353,26 @@ unsigned int dmn_skb_frag_size(const struct sk_buff *skb, unsigned int i)
 }
 
 /*
+ * Copies @len bytes of page frag @i of @skb, from @off into the frag, to @to:
+ * one local mapping per source page (a frag may span several pages of a
+ * compound page). The frag must be host memory and hold @off + @len bytes.
+ */
+void dmn_skb_frag_copy(const struct sk_buff *skb, unsigned int i, unsigned int off, void *to,
+		       unsigned int len)
+{
+	const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
+	u32 p_off, p_len, copied;
+	struct page *p;
+
+	skb_frag_foreach_page(frag, skb_frag_off(frag) + off, len, p, p_off, p_len, copied) {
+		void *va = kmap_local_page(p);
+
+		memcpy(to + copied, va + p_off, p_len);
+		kunmap_local(va);
+	}
+}
+
+/*
  * Frag @i of @skb when it is a net_iov (device memory): the bus address of
  * its first byte on the device its owner mapped it for (for devmem TX, the
  * device bind-tx attached the dma-buf to). False for a page frag.
@@ -535,6 +555,41 @@ struct sk_buff *dmn_alloc_test_frame(unsigned int len)
 	memset(skb->data, 0xff, ETH_ALEN);
 	skb->data[12] = 0x88;
 	skb->data[13] = 0xb5;
+	return skb;
+}
+
+/*
+ * A frame for tests: @head bytes in the linear part, then @nr page frags of
+ * @frag_len bytes, each at offset 100 of its own page; byte k of the frame
+ * is (k * 7) % 251.
+ */
+struct sk_buff *dmn_alloc_test_frame_frags(unsigned int head, unsigned int nr,
+					   unsigned int frag_len)
+{
+	unsigned int i, k, pos = 0;
+	struct sk_buff *skb;
+	u8 *data;
+
+	if (head < ETH_HLEN || nr > MAX_SKB_FRAGS || frag_len > PAGE_SIZE - 100)
+		return NULL;
+	skb = alloc_skb(head, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	data = skb_put(skb, head);
+	for (k = 0; k < head; k++)
+		data[k] = (pos++ * 7) % 251;
+	for (i = 0; i < nr; i++) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		if (!page) {
+			kfree_skb(skb);
+			return NULL;
+		}
+		data = page_address(page);
+		for (k = 0; k < frag_len; k++)
+			data[100 + k] = (pos++ * 7) % 251;
+		skb_add_rx_frag(skb, i, page, 100, frag_len, PAGE_SIZE);
+	}
 	return skb;
 }
 

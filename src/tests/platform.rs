@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit: the parent device and the NIC's "DMA" through bus addresses.
+//! KUnit: the parent device and the NIC's "DMA" through bus addresses, and
+//! its reading of the frames it sends.
 
 use crate::abstractions::dma::{device_read, device_write, DmaDev, PageMapping};
 use crate::abstractions::kunit::Test;
 use crate::abstractions::platform::PlatformDevice;
+use crate::abstractions::skb::{FrameReader, SkBuff};
 use kernel::{c_str, page::Page, prelude::*};
 
 /// A parent device with an id no module load uses.
@@ -108,6 +110,51 @@ fn device_read_sees_what_was_written(test: &mut Test) {
     kunit_expect_eq!(test, device_read(dma, 1u64 << 62, &mut back), Err(EFAULT));
 }
 
+/// Byte `k` of the frames `SkBuff::test_frame_with_frags` makes.
+fn frame_byte(k: usize) -> u8 {
+    (k * 7 % 251) as u8
+}
+
+fn frame_reader_walks_head_and_frags_in_order(test: &mut Test) {
+    let Some(dev) = test_device(test) else { return };
+    let dma = DmaDev::of_platform(&dev);
+    // 66 header bytes, then five 3000-byte frags: 15066 bytes.
+    let Ok(skb) = SkBuff::test_frame_with_frags(66, 5, 3000) else {
+        return test.fail(format_args!("no test frame"));
+    };
+    kunit_expect_eq!(test, skb.len(), 15066);
+    let mut page = [0u8; 4096];
+    // As the receive path reads it: from the payload's start, a page at a
+    // time, across frag boundaries.
+    let Ok(mut r) = FrameReader::new(&skb, dma, 66) else {
+        return test.fail(format_args!("no reader"));
+    };
+    let mut pos = 66;
+    let mut wrong = 0;
+    while pos < 15066 {
+        let n = (15066 - pos).min(page.len());
+        kunit_expect!(test, r.read(&mut page[..n]).is_ok());
+        wrong += (0..n).filter(|&i| page[i] != frame_byte(pos + i)).count();
+        pos += n;
+    }
+    kunit_expect_eq!(test, wrong, 0);
+    // At the end: one byte more is refused.
+    kunit_expect_eq!(test, r.read(&mut page[..1]), Err(EINVAL));
+    // From inside the head into the second frag, and from inside a frag.
+    let mut some = [0u8; 3100];
+    kunit_expect!(test, skb.read_as_device(dma, 40, &mut some).is_ok());
+    kunit_expect!(test, (0..some.len()).all(|i| some[i] == frame_byte(40 + i)));
+    kunit_expect!(test, skb.read_as_device(dma, 9000, &mut some[..7]).is_ok());
+    kunit_expect!(test, (0..7).all(|i| some[i] == frame_byte(9000 + i)));
+    // Past the end: refused.
+    kunit_expect_eq!(
+        test,
+        skb.read_as_device(dma, 15060, &mut some[..7]),
+        Err(EINVAL)
+    );
+    kunit_expect!(test, FrameReader::new(&skb, dma, 15067).is_err());
+}
+
 kunit_suite!(
     platform_suite,
     "devmemnic_platform_dma",
@@ -117,5 +164,6 @@ kunit_suite!(
         device_write_refuses_page_overrun,
         device_write_refuses_non_ram_address,
         device_read_sees_what_was_written,
+        frame_reader_walks_head_and_frags_in_order,
     ]
 );
