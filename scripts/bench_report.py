@@ -139,9 +139,8 @@ def main():
         busy = max(100.0 - idle, 1e-9)
         print(f"\nprofile, {CASES[case]} (1 flow, {samples.get(case, '?')} perf cpu-clock samples of both CPUs"
               f" during the transfer, {idle:.0f}% idle): share of busy samples, own time")
-        for fn, dso, pct in sorted(fns, key=lambda x: -x[2]):
-            if fn not in IDLE:
-                print(f"  {100 * pct / busy:6.2f}%  {dso:18} {fn}")
+        for fn, dso, pct in [f for f in sorted(fns, key=lambda x: -x[2]) if f[0] not in IDLE][:25]:
+            print(f"  {100 * pct / busy:6.2f}%  {dso:18} {fn}")
     with open(out_json, "w") as f:
         json.dump({"machine": machine, "guest": info, "rows": rows, "ratios": ratios,
                    "profile": profile, "profile_samples": samples}, f, indent=1)

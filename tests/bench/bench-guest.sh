@@ -229,6 +229,16 @@ set_mtu() {
 
 setup_pair || die "devmemnic pair"
 setup_veth vb0 vb1 || die "veth"
+# Threaded NAPI on both devmemnic sides: a queue's poll (the NIC's receive
+# DMA, GRO, the stack's receive path) runs in its own kthread, as a NIC's
+# interrupt work runs on the CPU its IRQ is bound to, not in the softirq of
+# the task whose transmit scheduled it. The sender's CPU time is then its own
+# sending, and the two vCPUs can work at once. (veth has no NAPI without
+# XDP: its frames go through the per-CPU backlog in the sender's softirq.)
+if [ "${BENCH_THREADED:-1}" = 1 ]; then
+	echo 1 >/sys/class/net/dmnic0/threaded || die "threaded NAPI on dmnic0"
+	ip netns exec peer sh -c 'echo 1 >/sys/class/net/dmnic1/threaded' || die "threaded NAPI on dmnic1"
+fi
 # Upstream iou-zcrx's large buffers come from 2 MB huge pages (16 per server).
 [[ " $BENCH_CASES " == *" zcrx-64k-upstream "* ]] && echo 64 >/proc/sys/vm/nr_hugepages
 echo "BENCH-INFO $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
@@ -249,7 +259,8 @@ for mtu in $BENCH_MTUS; do
 		done
 	done
 done
-# BENCH_PROFILE="case ...": one more single-flow run of each, its sender
+# BENCH_PROFILE="case ...": one more single-flow run of each (of
+# BENCH_PROFILE_MIB: under TCG the guest samples at its tick rate), its sender
 # under perf (cpu-clock samples of both CPUs while it runs: the transfer;
 # kernel and module symbols from kallsyms, the module's Rust names
 # demangled), printed as PROFILE lines: each function's share of all
@@ -263,7 +274,7 @@ if [ -n "${BENCH_PROFILE:-}" ]; then
 		split-off-copy) devmemnic_setup off ;;
 		*) devmemnic_setup on ;;
 		esac
-		PROFILE_TO=/tmp/perf.data measure "$c" 1 "${BENCH_MTUS%% *}" profile
+		BENCH_MIB=$BENCH_PROFILE_MIB PROFILE_TO=/tmp/perf.data measure "$c" 1 "${BENCH_MTUS%% *}" profile
 		grep -q "Captured and wrote" /tmp/bench.send.0 || { cat /tmp/bench.send.0; die "perf record failed"; }
 		echo "PROFILE-SAMPLES case=$c $(sed -n 's/.*(\([0-9]*\) samples).*/\1/p' /tmp/bench.send.0)"
 		perf report -i /tmp/perf.data --stdio --no-children --sort dso,sym --percent-limit 0.2 2>/tmp/perf.log |
