@@ -567,31 +567,31 @@ struct SendSummary {
 }
 
 impl SendSummary {
-    fn print(&self, json: bool) {
+    /// The summary's fields, in order: numbers only.
+    fn fields(&self) -> Vec<(&'static str, String)> {
         let rate = self.bytes as f64 / (1 << 20) as f64 / self.secs.max(1e-9);
-        let (user, sys) = self.cpu;
+        let mut f = vec![("bytes", self.bytes.to_string())];
+        if let Some(c) = &self.zc {
+            f.push(("sends", c.sends.to_string()));
+            f.push(("completions", c.completed.to_string()));
+            f.push(("copied", c.copied.to_string()));
+        }
+        f.push(("secs", format!("{:.3}", self.secs)));
+        f.push(("mibps", format!("{rate:.1}")));
+        f.push(("cpu_user", format!("{:.3}", self.cpu.0)));
+        f.push(("cpu_sys", format!("{:.3}", self.cpu.1)));
+        f
+    }
+
+    /// The summary line: `ncdevmem-rs ROLE: k=v ...`, or one JSON object.
+    fn line(&self, json: bool) -> String {
+        let fields = self.fields();
         if json {
-            let zc = self.zc.as_ref().map_or(String::new(), |c| {
-                format!(
-                    ",\"sends\":{},\"completions\":{},\"copied\":{}",
-                    c.sends, c.completed, c.copied
-                )
-            });
-            println!(
-                "{{\"role\":\"{}\",\"bytes\":{}{zc},\"secs\":{:.3},\"mibps\":{rate:.1},\"cpu_user\":{user:.3},\"cpu_sys\":{sys:.3}}}",
-                self.role, self.bytes, self.secs
-            );
+            let kv: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            format!("{{\"role\":\"{}\",{}}}", self.role, kv.join(","))
         } else {
-            let zc = self.zc.as_ref().map_or(String::new(), |c| {
-                format!(
-                    " sends={} completions={} copied={}",
-                    c.sends, c.completed, c.copied
-                )
-            });
-            println!(
-                "ncdevmem-rs {}: bytes={}{zc} secs={:.3} mibps={rate:.1} cpu_user={user:.3} cpu_sys={sys:.3}",
-                self.role, self.bytes, self.secs
-            );
+            let kv: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("ncdevmem-rs {}: {}", self.role, kv.join(" "))
         }
     }
 }
@@ -695,14 +695,14 @@ fn client(o: &Opts) -> io::Result<Outcome> {
     let _ = stream.read(&mut buf[..1]);
     let secs = start.elapsed().as_secs_f64();
     let cpu1 = cpu_secs();
-    SendSummary {
+    let summary = SendSummary {
         role: "client",
         bytes: sent,
         secs,
         cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
         zc,
-    }
-    .print(o.json);
+    };
+    println!("{}", summary.line(o.json));
     Ok(Outcome::Ok)
 }
 
@@ -795,14 +795,14 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
     let secs = start.elapsed().as_secs_f64();
     let cpu1 = cpu_secs();
     let copied = tx.completions.copied;
-    SendSummary {
+    let summary = SendSummary {
         role: "devmem-tx",
         bytes: sent,
         secs,
         cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
         zc: Some(std::mem::take(&mut tx.completions)),
-    }
-    .print(o.json);
+    };
+    println!("{}", summary.line(o.json));
     Ok(if copied == 0 {
         Outcome::Ok
     } else {
@@ -899,5 +899,42 @@ fn main() -> ExitCode {
             eprintln!("ncdevmem-rs: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_summary_text_and_json_carry_the_same_fields() {
+        let s = SendSummary {
+            role: "devmem-tx",
+            bytes: 4096,
+            secs: 0.5,
+            cpu: (0.25, 0.125),
+            zc: Some(Completions {
+                sends: 3,
+                completed: 3,
+                copied: 0,
+            }),
+        };
+        assert_eq!(
+            s.line(false),
+            "ncdevmem-rs devmem-tx: bytes=4096 sends=3 completions=3 copied=0 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125"
+        );
+        assert_eq!(
+            s.line(true),
+            "{\"role\":\"devmem-tx\",\"bytes\":4096,\"sends\":3,\"completions\":3,\"copied\":0,\"secs\":0.500,\"mibps\":0.0,\"cpu_user\":0.250,\"cpu_sys\":0.125}"
+        );
+        let plain = SendSummary {
+            zc: None,
+            role: "client",
+            ..s
+        };
+        assert_eq!(
+            plain.line(false),
+            "ncdevmem-rs client: bytes=4096 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125"
+        );
     }
 }
