@@ -274,13 +274,16 @@ pub(crate) fn flush_deferred_skbs() {
 ///
 /// # Invariants
 ///
-/// `nr_frags` is `skb`'s frag count and `frag <= nr_frags`; when
+/// `len`, `headlen` and `nr_frags` are `skb`'s length, linear length and
+/// frag count (an skb being read does not change); `frag <= nr_frags`; when
 /// `frag < nr_frags`, frag `frag` starts at frame offset `frag_start` and is
 /// `frag_size` bytes long.
 pub(crate) struct FrameReader<'a> {
     skb: &'a SkBuff,
     tx_dma: DmaDev<'a>,
     readable: bool,
+    len: usize,
+    headlen: usize,
     nr_frags: u32,
     /// Frame offset of the next byte to read.
     pos: usize,
@@ -293,18 +296,22 @@ impl<'a> FrameReader<'a> {
     /// A reader of `skb` from frame offset `offset` on; `tx_dma` is the device
     /// its device-memory frags are mapped for. `EINVAL` past the frame's end.
     pub(crate) fn new(skb: &'a SkBuff, tx_dma: DmaDev<'a>, offset: usize) -> Result<Self> {
-        if offset > skb.len() {
+        let len = skb.len();
+        if offset > len {
             return Err(EINVAL);
         }
         let nr_frags = skb.nr_frags();
+        let headlen = skb.headlen();
         let mut r = Self {
             skb,
             tx_dma,
             readable: skb.frags_readable(),
+            len,
+            headlen,
             nr_frags,
             pos: offset,
             frag: 0,
-            frag_start: skb.headlen(),
+            frag_start: headlen,
             frag_size: 0,
         };
         if nr_frags > 0 {
@@ -326,13 +333,12 @@ impl<'a> FrameReader<'a> {
     /// reachable as RAM, or the frags end before the frame does.
     pub(crate) fn read(&mut self, out: &mut [u8]) -> Result {
         let end = match self.pos.checked_add(out.len()) {
-            Some(end) if end <= self.skb.len() => end,
+            Some(end) if end <= self.len => end,
             _ => return Err(EINVAL),
         };
         let mut done = 0;
-        let headlen = self.skb.headlen();
-        if self.pos < headlen {
-            let n = (headlen - self.pos).min(out.len());
+        if self.pos < self.headlen {
+            let n = (self.headlen - self.pos).min(out.len());
             // (The linear part is host memory even in an unreadable skb.)
             self.skb.copy_bits(self.pos, &mut out[..n])?;
             done = n;
