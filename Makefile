@@ -9,6 +9,7 @@
 #   make check               every test, both kernels; ends with "N passed, N failed"
 #   make stress              the long hardening loops in full [KERNEL=...]
 #   make demo                bootstrap, build, boot QEMU, load the module, show what it made
+#   make selftests           upstream's driver selftests, unmodified, on devmemnic [KERNEL=...]
 #   make bench               perf kernel, devmem vs copy/discard/veth receive (build/bench/)
 #   make vm-run SCRIPT=file [FILES="a b"]   run a script as root in the guest
 #   make fmt                 rustfmt the module's sources
@@ -27,7 +28,7 @@ RUSTFMT_TOML = $(or $(KDIR),$(shell scripts/kdir test))/source/.rustfmt.toml
 TOOLS_TARGET := x86_64-unknown-linux-gnu
 TOOLS_BIN := tools/target/$(TOOLS_TARGET)/release
 
-.PHONY: all module tools bootstrap check stress demo bench vm-run fmt fmt-check clean
+.PHONY: all module tools bootstrap check stress selftests demo bench vm-run fmt fmt-check clean
 
 all: module tools
 
@@ -47,6 +48,10 @@ check:
 # Both kernels unless KERNEL was given.
 stress:
 	STRESS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 7.2)" scripts/stress
+
+# Both kernels unless KERNEL was given.
+selftests:
+	SELFTESTS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 7.2)" scripts/selftests
 
 demo:
 	scripts/demo

@@ -37,6 +37,7 @@ void dmn_kunmap_local(void *addr);
 /* Net devices. */
 struct net_device;
 struct napi_struct;
+struct ethtool_rxfh_context;
 struct sk_buff;
 struct page_pool;
 struct ptr_ring;
@@ -87,8 +88,9 @@ int dmn_netdev_open_locked(struct net_device *dev);
 void dmn_netdev_close_locked(struct net_device *dev);
 void dmn_netdev_init_hds(struct net_device *dev, bool enabled);
 void dmn_netdev_init_netmem_tx(struct net_device *dev);
-void dmn_napi_add(struct net_device *dev, struct napi_struct *napi,
-		  int (*poll)(struct napi_struct *napi, int budget), unsigned int index);
+void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
+			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index);
+void dmn_napi_del_locked(struct napi_struct *napi);
 int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 unsigned int dmn_rxq_page_size(struct net_device *dev, unsigned int idx);
 void dmn_wait_provider_release(void);
@@ -121,6 +123,9 @@ const void *dmn_skb_data(const struct sk_buff *skb);
 u16 dmn_skb_queue_mapping(const struct sk_buff *skb);
 bool dmn_skb_csum_partial(const struct sk_buff *skb);
 void dmn_skb_set_csum_unnecessary(struct sk_buff *skb);
+u32 *dmn_rxfh_ctx_indir(struct ethtool_rxfh_context *ctx);
+u8 *dmn_rxfh_ctx_key(struct ethtool_rxfh_context *ctx);
+void dmn_skb_fill_tx_csum(struct sk_buff *skb, const struct sk_buff *frame);
 void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32 hash,
 		       bool l4_hash);
 void dmn_skb_mark_for_recycle(struct sk_buff *skb);

@@ -32,7 +32,7 @@ kernel_fragments() {
 	local extra=""
 	[ "$KERNEL" = 7.2 ] && extra=" $REPO/tests/kconfig/kernel-7.2.config"
 	case "$1" in
-	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config$extra" ;;
+	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config $REPO/tests/kconfig/selftests.config$extra" ;;
 	perf) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/perf.config$extra" ;;
 	*) echo "unknown kernel flavour '$1'" >&2; return 1 ;;
 	esac

@@ -17,16 +17,18 @@ use super::{
     netdev_ops::NetDevOps,
 };
 use core::marker::PhantomData;
-use kernel::{error::from_result, prelude::*, str::CStr};
+use kernel::{build_error, error::from_result, prelude::*, str::CStr};
 
 /// A TCP flow steering rule as ethtool describes it (`ethtool -N ... flow-type
 /// tcp4|tcp6`): flows whose fields match under the masks go to `queue`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct TcpFlowRule {
+pub(crate) struct FlowRule {
     /// Rule slot (`loc`).
     pub(crate) loc: u32,
-    /// `tcp6` (else `tcp4`).
+    /// IPv6 (`tcp6`, `udp6`), else IPv4.
     pub(crate) ipv6: bool,
+    /// UDP (`udp4`, `udp6`), else TCP.
+    pub(crate) udp: bool,
     /// Source address and mask (IPv4 in the first 4 bytes), network order.
     pub(crate) src: [u8; 16],
     pub(crate) src_mask: [u8; 16],
@@ -39,8 +41,88 @@ pub(crate) struct TcpFlowRule {
     /// Destination port and mask.
     pub(crate) dport: u16,
     pub(crate) dport_mask: u16,
-    /// Target RX queue.
+    /// Target RX queue, or with `rss` the offset added to the table's entry.
     pub(crate) queue: u32,
+    /// `context C` (`FLOW_RSS`): matching flows are spread by RSS context
+    /// `C` (0: the device's own table).
+    pub(crate) rss: Option<u32>,
+}
+
+/// A flow type of `ethtool -n|-N DEV rx-flow-hash FLOW`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HashedFlow {
+    /// `tcp4`, `udp4`, `tcp6`, `udp6`.
+    Transport { ipv6: bool, udp: bool },
+    /// Other IP traffic (`sctp4`, `ah4`, `esp4`, `ip4` and their IPv6 kin).
+    OtherIp { ipv6: bool },
+}
+
+impl HashedFlow {
+    /// The flow type of an ethtool `flow_type` (without `FLOW_RSS`).
+    fn from_flow_type(flow_type: u32) -> Option<Self> {
+        use bindings::*;
+        Some(match flow_type {
+            TCP_V4_FLOW => Self::Transport {
+                ipv6: false,
+                udp: false,
+            },
+            UDP_V4_FLOW => Self::Transport {
+                ipv6: false,
+                udp: true,
+            },
+            TCP_V6_FLOW => Self::Transport {
+                ipv6: true,
+                udp: false,
+            },
+            UDP_V6_FLOW => Self::Transport {
+                ipv6: true,
+                udp: true,
+            },
+            SCTP_V4_FLOW | AH_ESP_V4_FLOW | AH_V4_FLOW | ESP_V4_FLOW | IPV4_FLOW => {
+                Self::OtherIp { ipv6: false }
+            }
+            SCTP_V6_FLOW | AH_ESP_V6_FLOW | AH_V6_FLOW | ESP_V6_FLOW | IPV6_FLOW => {
+                Self::OtherIp { ipv6: true }
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Header fields an RSS hash takes (`rx-flow-hash` letters `s`, `d`, `f`, `n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct HashFields {
+    /// IP source address (`s`).
+    pub(crate) ip_src: bool,
+    /// IP destination address (`d`).
+    pub(crate) ip_dst: bool,
+    /// L4 bytes 0-1: the source port (`f`).
+    pub(crate) l4_src: bool,
+    /// L4 bytes 2-3: the destination port (`n`).
+    pub(crate) l4_dst: bool,
+}
+
+impl HashFields {
+    /// From ethtool's `RXH_*` bits; `None` if others are set.
+    fn from_rxh(data: u32) -> Option<Self> {
+        use bindings::{DMN_RXH_IP_DST, DMN_RXH_IP_SRC, DMN_RXH_L4_B_0_1, DMN_RXH_L4_B_2_3};
+        let known = DMN_RXH_IP_SRC | DMN_RXH_IP_DST | DMN_RXH_L4_B_0_1 | DMN_RXH_L4_B_2_3;
+        (data & !known == 0).then_some(Self {
+            ip_src: data & DMN_RXH_IP_SRC != 0,
+            ip_dst: data & DMN_RXH_IP_DST != 0,
+            l4_src: data & DMN_RXH_L4_B_0_1 != 0,
+            l4_dst: data & DMN_RXH_L4_B_2_3 != 0,
+        })
+    }
+
+    /// As ethtool's `RXH_*` bits.
+    fn to_rxh(self) -> u32 {
+        let bit = |on: bool, b: u32| if on { b } else { 0 };
+        bit(self.ip_src, bindings::DMN_RXH_IP_SRC)
+            | bit(self.ip_dst, bindings::DMN_RXH_IP_DST)
+            | bit(self.l4_src, bindings::DMN_RXH_L4_B_0_1)
+            | bit(self.l4_dst, bindings::DMN_RXH_L4_B_2_3)
+    }
 }
 
 /// Ring sizes and TCP data split, as `ethtool -g/-G` show and set them.
@@ -163,15 +245,62 @@ pub(crate) trait EthtoolOps: NetDevOps {
         extack: &Extack,
     ) -> Result;
 
+    /// Most additional RSS contexts (`ethtool -X context new`), IDs
+    /// 1..=`RSS_CONTEXTS`; used only with `set_rss_context`.
+    const RSS_CONTEXTS: u32 = 0;
+
+    /// `ethtool -X context new|C ...`: RSS context `id` (1..=`RSS_CONTEXTS`)
+    /// now spreads over `indir` (complete, `RSS_INDIR_SIZE` entries, already
+    /// checked against the RX queue count by the ethtool core), creating it
+    /// if it is new. Contexts share the device's key and hash function.
+    fn set_rss_context(
+        _dev: &NetDev,
+        _data: &Self::Priv,
+        _id: u32,
+        _indir: &[u32],
+        _extack: &Extack,
+    ) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ethtool -X context C delete` (no rule uses it: the core checked).
+    fn remove_rss_context(_dev: &NetDev, _data: &Self::Priv, _id: u32) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ethtool -c`: how often, in microseconds, the device updates the
+    /// counters it reports (0: they are always current). Tools wait this
+    /// long for counters to settle before reading them.
+    fn stats_block_usecs(_dev: &NetDev, _data: &Self::Priv) -> u32 {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ethtool -n DEV rx-flow-hash FLOW`: the fields `flow`'s RSS hash takes
+    /// (shared by every RSS context).
+    fn rss_hash_fields(_dev: &NetDev, _data: &Self::Priv, _flow: HashedFlow) -> HashFields {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ethtool -N DEV rx-flow-hash FLOW FIELDS`.
+    fn set_rss_hash_fields(
+        _dev: &NetDev,
+        _data: &Self::Priv,
+        _flow: HashedFlow,
+        _fields: HashFields,
+        _extack: &Extack,
+    ) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
     /// ntuple rules in use, sorted by location.
-    fn rules(dev: &NetDev, data: &Self::Priv, out: &mut dyn FnMut(&TcpFlowRule));
+    fn rules(dev: &NetDev, data: &Self::Priv, out: &mut dyn FnMut(&FlowRule));
 
     /// `ethtool -N ... [loc L]`: adds or replaces a rule; `loc` is `None` for
     /// "any free slot". Returns the location used.
     fn insert_rule(
         dev: &NetDev,
         data: &Self::Priv,
-        rule: TcpFlowRule,
+        rule: FlowRule,
         loc: Option<u32>,
     ) -> Result<u32>;
 
@@ -182,23 +311,28 @@ pub(crate) trait EthtoolOps: NetDevOps {
     const MAX_RULES: u32;
 }
 
-/// Turns an ethtool flow spec into a rule, if devmemnic can match it.
-fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<TcpFlowRule> {
-    // Extensions (VLAN, MAC, user data) and RSS contexts are not supported.
-    if fs.flow_type & (bindings::FLOW_EXT | bindings::FLOW_MAC_EXT | bindings::FLOW_RSS) != 0 {
+/// Turns an ethtool flow spec into a rule, if devmemnic can match it;
+/// `rss_context` is the request's context, for `FLOW_RSS`.
+fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec, rss_context: u32) -> Result<FlowRule> {
+    // Extensions (VLAN, MAC, user data) are not supported.
+    if fs.flow_type & (bindings::FLOW_EXT | bindings::FLOW_MAC_EXT) != 0 {
         return Err(eopnotsupp());
     }
     if fs.ring_cookie == bindings::RX_CLS_FLOW_DISC as u64 || fs.ring_cookie >> 32 != 0 {
         // Dropping and virtual functions are not supported.
         return Err(eopnotsupp());
     }
-    let mut r = TcpFlowRule {
+    let mut r = FlowRule {
         queue: fs.ring_cookie as u32,
-        ..TcpFlowRule::default()
+        rss: (fs.flow_type & bindings::FLOW_RSS != 0).then_some(rss_context),
+        ..FlowRule::default()
     };
-    match fs.flow_type {
-        bindings::TCP_V4_FLOW => {
-            // SAFETY: `flow_type` says the unions hold TCP/IPv4 specs.
+    let flow_type = fs.flow_type & !bindings::FLOW_RSS;
+    r.udp = matches!(flow_type, bindings::UDP_V4_FLOW | bindings::UDP_V6_FLOW);
+    // (`tcp_ip4_spec` and `udp_ip4_spec` are the same type, as are the IPv6 ones.)
+    match flow_type {
+        bindings::TCP_V4_FLOW | bindings::UDP_V4_FLOW => {
+            // SAFETY: `flow_type` says the unions hold TCP or UDP/IPv4 specs.
             let (h, m) = unsafe { (fs.h_u.tcp_ip4_spec, fs.m_u.tcp_ip4_spec) };
             if m.tos != 0 {
                 return Err(eopnotsupp());
@@ -210,8 +344,8 @@ fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<TcpFlowRule> {
             (r.sport, r.sport_mask) = (u16::from_be(h.psrc), u16::from_be(m.psrc));
             (r.dport, r.dport_mask) = (u16::from_be(h.pdst), u16::from_be(m.pdst));
         }
-        bindings::TCP_V6_FLOW => {
-            // SAFETY: `flow_type` says the unions hold TCP/IPv6 specs.
+        bindings::TCP_V6_FLOW | bindings::UDP_V6_FLOW => {
+            // SAFETY: `flow_type` says the unions hold TCP or UDP/IPv6 specs.
             let (h, m) = unsafe { (fs.h_u.tcp_ip6_spec, fs.m_u.tcp_ip6_spec) };
             if m.tclass != 0 {
                 return Err(eopnotsupp());
@@ -232,14 +366,24 @@ fn rule_from_spec(fs: &bindings::ethtool_rx_flow_spec) -> Result<TcpFlowRule> {
 }
 
 /// Writes a rule back as an ethtool flow spec.
-fn spec_from_rule(r: &TcpFlowRule, fs: &mut bindings::ethtool_rx_flow_spec) {
+fn spec_from_rule(r: &FlowRule, fs: &mut bindings::ethtool_rx_flow_spec) {
     // SAFETY: all-zeroes is a valid flow spec.
     *fs = unsafe { core::mem::zeroed() };
     fs.location = r.loc;
     fs.ring_cookie = u64::from(r.queue);
     let be32 = |b: &[u8]| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+    fs.flow_type = match (r.ipv6, r.udp) {
+        (false, false) => bindings::TCP_V4_FLOW,
+        (false, true) => bindings::UDP_V4_FLOW,
+        (true, false) => bindings::TCP_V6_FLOW,
+        (true, true) => bindings::UDP_V6_FLOW,
+    } | if r.rss.is_some() {
+        bindings::FLOW_RSS
+    } else {
+        0
+    };
+    // (The TCP members below are the UDP ones' type, at the same place.)
     if r.ipv6 {
-        fs.flow_type = bindings::TCP_V6_FLOW;
         // SAFETY: writing plain integers into the union's TCP/IPv6 member.
         unsafe {
             for i in 0..4 {
@@ -254,7 +398,6 @@ fn spec_from_rule(r: &TcpFlowRule, fs: &mut bindings::ethtool_rx_flow_spec) {
             fs.m_u.tcp_ip6_spec.pdst = r.dport_mask.to_be();
         }
     } else {
-        fs.flow_type = bindings::TCP_V4_FLOW;
         fs.h_u.tcp_ip4_spec.ip4src = be32(&r.src);
         fs.m_u.tcp_ip4_spec.ip4src = be32(&r.src_mask);
         fs.h_u.tcp_ip4_spec.ip4dst = be32(&r.dst);
@@ -511,14 +654,22 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                 bindings::ETHTOOL_GRXCLSRULE => {
                     let loc = info.fs.location;
                     let mut found = false;
+                    let mut rss = None;
                     T::rules(nd, data, &mut |r| {
                         if r.loc == loc {
                             spec_from_rule(r, &mut info.fs);
+                            rss = r.rss;
                             found = true;
                         }
                     });
                     if !found {
                         return Err(ENOENT);
+                    }
+                    // The core finds a context's rules by the request's own
+                    // flow type and context (busy checks, channel limits).
+                    info.flow_type = info.fs.flow_type;
+                    if let Some(ctx) = rss {
+                        info.__bindgen_anon_1.rss_context = ctx;
                     }
                 }
                 bindings::ETHTOOL_GRXCLSRLALL => {
@@ -560,7 +711,9 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                 unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *info) };
             match info.cmd {
                 bindings::ETHTOOL_SRXCLSRLINS => {
-                    let rule = rule_from_spec(&info.fs)?;
+                    // SAFETY: for this command the union holds the rule's RSS context.
+                    let rss_context = unsafe { info.__bindgen_anon_1.rss_context };
+                    let rule = rule_from_spec(&info.fs, rss_context)?;
                     let loc = match info.fs.location {
                         bindings::RX_CLS_LOC_ANY => None,
                         l if l < T::MAX_RULES => Some(l),
@@ -656,6 +809,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                 extack.msg(kernel::c_str!("only the Toeplitz hash is supported"));
                 return Err(eopnotsupp());
             }
+            // (The core sends additional contexts to the `*_rxfh_context` ops.)
             if p.rss_context != 0 || p.rss_delete != 0 {
                 extack.msg(kernel::c_str!("additional RSS contexts are not supported"));
                 return Err(eopnotsupp());
@@ -675,6 +829,180 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                 (!indir.is_empty()).then_some(&*indir),
                 &extack,
             )?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`.
+    unsafe extern "C" fn get_coalesce(
+        dev: *mut bindings::net_device,
+        c: *mut bindings::ethtool_coalesce,
+        _kc: *mut bindings::kernel_ethtool_coalesce,
+        _extack: *mut bindings::netlink_ext_ack,
+    ) -> i32 {
+        // SAFETY: the core passes a live device of ours and a valid `c`, zeroed.
+        let (nd, data, c) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *c) };
+        c.stats_block_coalesce_usecs = T::stats_block_usecs(nd, data);
+        0
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`.
+    unsafe extern "C" fn get_rxfh_fields(
+        dev: *mut bindings::net_device,
+        f: *mut bindings::ethtool_rxfh_fields,
+    ) -> i32 {
+        // SAFETY: the core passes a live device of ours and a valid request.
+        let (nd, data, f) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *f) };
+        let Some(flow) = HashedFlow::from_flow_type(f.flow_type) else {
+            return EINVAL.to_errno();
+        };
+        f.data = T::rss_hash_fields(nd, data, flow).to_rxh();
+        0
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`; `extack` may be null.
+    unsafe extern "C" fn set_rxfh_fields(
+        dev: *mut bindings::net_device,
+        f: *const bindings::ethtool_rxfh_fields,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours and a valid request.
+            let (nd, data, f) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*f) };
+            let extack = Extack::from_raw(extack);
+            let flow = HashedFlow::from_flow_type(f.flow_type).ok_or(EINVAL)?;
+            let Some(fields) = HashFields::from_rxh(f.data) else {
+                extack.msg(kernel::c_str!(
+                    "the hash takes only addresses and ports (s, d, f, n)"
+                ));
+                return Err(eopnotsupp());
+            };
+            T::set_rss_hash_fields(nd, data, flow, fields, &extack)?;
+            Ok(0)
+        })
+    }
+
+    /// Checks what a request for an additional RSS context may ask: the
+    /// device's hash function, and no key of its own (contexts share the
+    /// device's).
+    fn check_context_request(p: &bindings::ethtool_rxfh_param, extack: &Extack) -> Result {
+        // SAFETY: constant.
+        let top = unsafe { bindings::dmn_rss_hash_top() };
+        if p.hfunc != 0 && p.hfunc != top {
+            extack.msg(kernel::c_str!("only the Toeplitz hash is supported"));
+            return Err(eopnotsupp());
+        }
+        if !p.key.is_null() {
+            extack.msg(kernel::c_str!("RSS contexts share the device's key"));
+            return Err(eopnotsupp());
+        }
+        Ok(())
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`; `ctx` is the core's new context, its tables
+    /// sized with `get_rxfh_indir_size` and `get_rxfh_key_size`; `p.indir` is
+    /// null or so sized; `extack` may be null.
+    unsafe extern "C" fn create_rxfh_context(
+        dev: *mut bindings::net_device,
+        ctx: *mut bindings::ethtool_rxfh_context,
+        p: *const bindings::ethtool_rxfh_param,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours and a valid request.
+            let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
+            let extack = Extack::from_raw(extack);
+            Self::check_context_request(p, &extack)?;
+            // SAFETY: `ctx` is valid, and ours to fill, during the call.
+            let ctx = unsafe { &mut *ctx };
+            if ctx.indir_size as usize != T::RSS_INDIR_SIZE
+                || ctx.key_size as usize != T::RSS_KEY_LEN
+            {
+                return Err(EINVAL);
+            }
+            // SAFETY: the context's tables are `indir_size` entries and
+            // `key_size` bytes (checked above), apart from each other, and
+            // nothing else uses them during the call; `p.indir` is null or
+            // sized as ours.
+            let (table, key, given) = unsafe {
+                (
+                    core::slice::from_raw_parts_mut(
+                        bindings::dmn_rxfh_ctx_indir(ctx),
+                        T::RSS_INDIR_SIZE,
+                    ),
+                    core::slice::from_raw_parts_mut(
+                        bindings::dmn_rxfh_ctx_key(ctx),
+                        T::RSS_KEY_LEN,
+                    ),
+                    slice_or_empty(p.indir, T::RSS_INDIR_SIZE),
+                )
+            };
+            // What the core keeps (and `ethtool -x context C` shows) is the
+            // whole context: the table asked for or the default even spread,
+            // the device's key and hash.
+            if given.is_empty() {
+                let queues = nd.real_num_rx_queues().max(1);
+                for (i, e) in table.iter_mut().enumerate() {
+                    *e = i as u32 % queues;
+                }
+            } else {
+                // (Both sized `RSS_INDIR_SIZE`; a zip copy has no panic path.)
+                table.iter_mut().zip(given).for_each(|(d, v)| *d = *v);
+            }
+            let mut device_indir = KVec::new();
+            device_indir.extend_with(T::RSS_INDIR_SIZE, 0, GFP_KERNEL)?;
+            T::get_rss(nd, data, key, &mut device_indir);
+            // SAFETY: constant.
+            ctx.hfunc = unsafe { bindings::dmn_rss_hash_top() };
+            T::set_rss_context(nd, data, p.rss_context, table, &extack)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `create_rxfh_context`, for an existing context.
+    unsafe extern "C" fn modify_rxfh_context(
+        dev: *mut bindings::net_device,
+        _ctx: *mut bindings::ethtool_rxfh_context,
+        p: *const bindings::ethtool_rxfh_param,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours and a valid request.
+            let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
+            let extack = Extack::from_raw(extack);
+            Self::check_context_request(p, &extack)?;
+            // SAFETY: `p.indir` is null or sized with `get_rxfh_indir_size`.
+            let given = unsafe { slice_or_empty(p.indir, T::RSS_INDIR_SIZE) };
+            if !given.is_empty() {
+                T::set_rss_context(nd, data, p.rss_context, given, &extack)?;
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`.
+    unsafe extern "C" fn remove_rxfh_context(
+        dev: *mut bindings::net_device,
+        _ctx: *mut bindings::ethtool_rxfh_context,
+        rss_context: u32,
+        _extack: *mut bindings::netlink_ext_ack,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            T::remove_rss_context(nd, data, rss_context)?;
             Ok(0)
         })
     }
@@ -712,6 +1040,23 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         ops.get_rxfh_indir_size = Some(Self::get_rxfh_indir_size);
         ops.get_rxfh = Some(Self::get_rxfh);
         ops.set_rxfh = Some(Self::set_rxfh);
+        if T::HAS_STATS_BLOCK_USECS {
+            ops.supported_coalesce_params = bindings::DMN_ETHTOOL_COALESCE_STATS_BLOCK_USECS;
+            ops.get_coalesce = Some(Self::get_coalesce);
+        }
+        if T::HAS_RSS_HASH_FIELDS {
+            ops.get_rxfh_fields = Some(Self::get_rxfh_fields);
+        }
+        if T::HAS_SET_RSS_HASH_FIELDS {
+            ops.set_rxfh_fields = Some(Self::set_rxfh_fields);
+        }
+        if T::HAS_SET_RSS_CONTEXT {
+            // (Exclusive: context IDs are 1..=RSS_CONTEXTS.)
+            ops.rxfh_max_num_contexts = T::RSS_CONTEXTS + 1;
+            ops.create_rxfh_context = Some(Self::create_rxfh_context);
+            ops.modify_rxfh_context = Some(Self::modify_rxfh_context);
+            ops.remove_rxfh_context = Some(Self::remove_rxfh_context);
+        }
         ops
     };
 }

@@ -19,17 +19,9 @@ use super::{bindings, netdev::NetDev, skb::SkBuff};
 use core::{
     cell::UnsafeCell,
     marker::PhantomPinned,
-    sync::atomic::{AtomicBool, AtomicU8, Ordering},
+    sync::atomic::{AtomicBool, Ordering},
 };
 
-/// `Napi::reg`: not added to a device.
-const NEW: u8 = 0;
-/// `Napi::reg`: `netif_napi_add` running.
-const ADDING: u8 = 1;
-/// `Napi::reg`: added.
-const ADDED: u8 = 2;
-/// `Napi::reg`: `netif_napi_del` running.
-const DELETING: u8 = 3;
 use kernel::{prelude::*, sync::Mutex, types::Opaque};
 
 /// A NAPI context with the state its poll owns.
@@ -39,19 +31,19 @@ use kernel::{prelude::*, sync::Mutex, types::Opaque};
 /// `state` is accessed only by the owner's poll (which NAPI runs one at a time,
 /// never while disabled) or inside `with_state` with NAPI disabled or never
 /// enabled, under `ctl`. `enabled` mirrors the `napi_struct`'s state and
-/// changes only under `ctl`, and only while `reg` is `ADDED`. `reg` moves
-/// `NEW -> ADDING -> ADDED -> DELETING -> NEW`; `ADDED -> DELETING` happens
-/// under `ctl` with `enabled` false.
+/// changes only under `ctl`, and only while `added`. `added` (the context is
+/// on the device's NAPI list) changes only under `ctl`: set by `activate`,
+/// cleared by `deactivate` with `enabled` false.
 ///
-/// `ctl` is never held across `netif_napi_add`/`netif_napi_del`: on 7.2 those
-/// take the device's instance lock, which control paths hold when they take
-/// `ctl` (the lock order is instance lock, then `ctl`).
+/// `ctl` is held across the `_locked` add and delete of `activate` and
+/// `deactivate`: their callers hold the device's instance lock, which is
+/// taken before `ctl`.
 #[pin_data(PinnedDrop)]
 pub(crate) struct Napi<S> {
     #[pin]
     raw: Opaque<bindings::napi_struct>,
     state: UnsafeCell<S>,
-    reg: AtomicU8,
+    added: AtomicBool,
     enabled: AtomicBool,
     #[pin]
     ctl: Mutex<()>,
@@ -158,7 +150,7 @@ impl<S> Napi<S> {
                 core::ptr::write_bytes(slot, 0, 1)
             }),
             state: UnsafeCell::new(state),
-            reg: AtomicU8::new(NEW),
+            added: AtomicBool::new(false),
             enabled: AtomicBool::new(false),
             ctl <- kernel::new_mutex!(()),
             _pin: PhantomPinned,
@@ -170,40 +162,59 @@ impl<S> Napi<S> {
         self.raw.get()
     }
 
-    /// Adds `owner`'s context to `dev` for queue `index`; its poll is `O::poll`.
-    /// Where the kernel keeps NAPI config per index (7.2), the context keeps
-    /// its NAPI ID and settings across channel changes. Does nothing if it is
-    /// added already. Takes the device's instance lock (7.2): call without the
-    /// ops locks held (before registering, as drivers do).
-    pub(crate) fn add<O: NapiPoll<State = S>>(owner: Pin<&O>, dev: &NetDev, index: u32) {
+    /// Adds `owner`'s context to `dev` for queue `index` (its poll is
+    /// `O::poll`) if it is not added, and enables it: a queue becomes active
+    /// (device open, more channels). Where the kernel keeps NAPI config per
+    /// index (7.2), the context keeps its NAPI ID and settings across
+    /// deactivation. Callers hold the device's ops locks.
+    ///
+    /// The device lists a NAPI only while its queue is active, as drivers
+    /// that add NAPIs on open do: the core acts on every listed NAPI (7.2's
+    /// threaded switch waits for each one's kthread to park, which a disabled
+    /// NAPI never does).
+    pub(crate) fn activate<O: NapiPoll<State = S>>(owner: Pin<&O>, dev: &NetDev, index: u32) {
         let this = owner.napi();
-        if this
-            .reg
-            .compare_exchange(NEW, ADDING, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
         {
-            return;
+            let _ctl = this.ctl.lock();
+            if !this.added.load(Ordering::Relaxed) {
+                // SAFETY: `this` is the `HasNapi` field of the pinned `owner`, which is
+                // what the trampoline recovers from it; the field's drop deletes the
+                // NAPI before the owner's other fields go (`HasNapi` contract); the
+                // device is live and its ops locks are held (caller); the state change
+                // under `ctl` makes this the only add; the helper checks `index`
+                // against the device's NAPI config array.
+                unsafe {
+                    bindings::dmn_napi_add_locked(
+                        dev.as_raw(),
+                        this.raw.get(),
+                        Some(poll_trampoline::<O>),
+                        index,
+                    )
+                };
+                this.added.store(true, Ordering::Relaxed);
+            }
         }
-        // SAFETY: `this` is the `HasNapi` field of the pinned `owner`, which is what
-        // the trampoline recovers from it; the field's drop deletes the NAPI before
-        // the owner's other fields go (`HasNapi` contract); the device is live; the
-        // state change above makes this the only add; the helper checks `index`
-        // against the device's NAPI config array.
-        unsafe {
-            bindings::dmn_napi_add(
-                dev.as_raw(),
-                this.raw.get(),
-                Some(poll_trampoline::<O>),
-                index,
-            )
-        };
-        this.reg.store(ADDED, Ordering::Release);
+        this.enable(dev, index);
+    }
+
+    /// Disables the context and removes it from its device: its queue became
+    /// inactive (device stop, fewer channels). Callers hold the ops locks.
+    pub(crate) fn deactivate(&self, dev: &NetDev, queue: u32) {
+        self.disable(dev, queue);
+        let _ctl = self.ctl.lock();
+        if self.added.load(Ordering::Relaxed) {
+            // SAFETY: added and disabled (`disable` above; `enabled` changes only
+            // under `ctl`, held); the ops locks are held (caller). Deleting waits
+            // for an RCU grace period.
+            unsafe { bindings::dmn_napi_del_locked(self.raw.get()) };
+            self.added.store(false, Ordering::Relaxed);
+        }
     }
 
     /// Enables polling (device open) and links the context to RX queue `queue`.
     pub(crate) fn enable(&self, dev: &NetDev, queue: u32) {
         let _ctl = self.ctl.lock();
-        if self.reg.load(Ordering::Acquire) != ADDED || self.enabled.load(Ordering::Relaxed) {
+        if !self.added.load(Ordering::Relaxed) || self.enabled.load(Ordering::Relaxed) {
             return;
         }
         // SAFETY: added and disabled (checked under `ctl`); callers hold the ops
@@ -269,37 +280,17 @@ impl<S> Napi<S> {
         }
         r
     }
-
-    /// Removes the context from its device (after `disable`; else nothing
-    /// happens). Takes the device's instance lock (7.2): call without the ops
-    /// locks held.
-    pub(crate) fn del(&self) {
-        {
-            let _ctl = self.ctl.lock();
-            if self.enabled.load(Ordering::Relaxed)
-                || self
-                    .reg
-                    .compare_exchange(ADDED, DELETING, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-            {
-                return;
-            }
-        }
-        // SAFETY: added and disabled, and `DELETING` keeps `enable` away:
-        // deleting is valid and waits for an RCU period.
-        unsafe { bindings::dmn_napi_del(self.raw.get()) };
-        self.reg.store(NEW, Ordering::Release);
-    }
 }
 
 #[pinned_drop]
 impl<S> PinnedDrop for Napi<S> {
     fn drop(self: Pin<&mut Self>) {
-        // Owners disable and delete before dropping; if one did not, the device
+        // Owners deactivate before dropping; if one did not, the device
         // being torn down must not keep a pointer to freed memory.
-        if self.reg.load(Ordering::Acquire) == ADDED {
+        if self.added.load(Ordering::Relaxed) {
             pr_err!("NAPI dropped while still added to its device\n");
-            // SAFETY: as in `disable` and `del`: the state flags say what is valid.
+            // SAFETY: as in `disable` and `deactivate`: the state flags say what is
+            // valid; with the owner being dropped, no device lock is held.
             unsafe {
                 if self.enabled.load(Ordering::Relaxed) {
                     bindings::dmn_napi_disable_unlocked(self.raw.get());

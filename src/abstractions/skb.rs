@@ -115,6 +115,15 @@ impl SkBuff {
         unsafe { bindings::dmn_consume_skb_any(self.into_raw()) }
     }
 
+    /// Writes the L4 checksum that `frame`'s sender left to the device into
+    /// this skb, the same frame as received (TX checksum offload), where the
+    /// CPU can read the frame (not GSO, not device memory).
+    pub(crate) fn fill_tx_csum(&mut self, frame: &SkBuff) {
+        // SAFETY: both skbs are valid (type invariant); this one is ours to write
+        // and holds the same bytes, from the same offset, as `frame`.
+        unsafe { bindings::dmn_skb_fill_tx_csum(self.ptr.as_ptr(), frame.ptr.as_ptr()) }
+    }
+
     /// Marks the checksum verified (the virtual wire cannot corrupt it).
     pub(crate) fn set_csum_unnecessary(&mut self) {
         // SAFETY: the skb is valid and ours.

@@ -11,21 +11,27 @@ use super::{
     stats::{RX_STATS, RX_STAT_NAMES, TX_STATS, TX_STAT_NAMES},
 };
 use crate::abstractions::{
-    ethtool::{Channels, EthtoolOps, Extack, RingParams, TcpFlowRule},
+    errno::eopnotsupp,
+    ethtool::{Channels, EthtoolOps, Extack, FlowRule, HashFields, HashedFlow, RingParams},
+    napi::Napi,
     netdev::NetDev,
 };
 use crate::logic::{
-    steering::{InsertError, NtupleRule, INDIR_SIZE, MAX_RULES},
+    steering::{
+        hash_class, InsertError, NtupleRule, HASH_ADDRS, HASH_IP_DST, HASH_IP_SRC, HASH_L4_DST,
+        HASH_L4_SRC, INDIR_SIZE, MAX_RSS_CONTEXTS, MAX_RULES,
+    },
     toeplitz::RSS_KEY_LEN,
 };
 use core::sync::atomic::Ordering;
 use kernel::{c_str, prelude::*};
 
-impl From<&TcpFlowRule> for NtupleRule {
-    fn from(r: &TcpFlowRule) -> Self {
+impl From<&FlowRule> for NtupleRule {
+    fn from(r: &FlowRule) -> Self {
         NtupleRule {
             loc: r.loc,
             ipv6: r.ipv6,
+            udp: r.udp,
             src: r.src,
             src_mask: r.src_mask,
             dst: r.dst,
@@ -35,15 +41,17 @@ impl From<&TcpFlowRule> for NtupleRule {
             dport: r.dport,
             dport_mask: r.dport_mask,
             queue: r.queue,
+            rss: r.rss,
         }
     }
 }
 
-impl From<&NtupleRule> for TcpFlowRule {
+impl From<&NtupleRule> for FlowRule {
     fn from(r: &NtupleRule) -> Self {
-        TcpFlowRule {
+        FlowRule {
             loc: r.loc,
             ipv6: r.ipv6,
+            udp: r.udp,
             src: r.src,
             src_mask: r.src_mask,
             dst: r.dst,
@@ -53,6 +61,7 @@ impl From<&NtupleRule> for TcpFlowRule {
             dport: r.dport,
             dport_mask: r.dport_mask,
             queue: r.queue,
+            rss: r.rss,
         }
     }
 }
@@ -209,7 +218,7 @@ impl EthtoolOps for Nic {
             // Queues that became active get memory; ones that went away lose it.
             for (q, mem) in me.rxqs.iter().skip(old_rx as usize).zip(fresh) {
                 me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
-                q.napi.enable(dev, q.index);
+                Napi::activate(q.as_ref(), dev, q.index);
                 // A sender that saw the old count may have queued a frame here
                 // after the queue stopped: poll it now rather than at the next frame.
                 q.napi.schedule();
@@ -268,24 +277,32 @@ impl EthtoolOps for Nic {
 
     const MAX_RULES: u32 = MAX_RULES as u32;
 
-    fn rules(_dev: &NetDev, data: &NicPriv, out: &mut dyn FnMut(&TcpFlowRule)) {
+    fn rules(_dev: &NetDev, data: &NicPriv, out: &mut dyn FnMut(&FlowRule)) {
         data.me()
             .steering
             .read(|s| s.rules().iter().for_each(|r| out(&r.into())));
     }
 
-    fn insert_rule(
-        dev: &NetDev,
-        data: &NicPriv,
-        rule: TcpFlowRule,
-        loc: Option<u32>,
-    ) -> Result<u32> {
-        if rule.queue >= dev.real_num_rx_queues() {
-            return Err(EINVAL);
-        }
+    fn insert_rule(dev: &NetDev, data: &NicPriv, rule: FlowRule, loc: Option<u32>) -> Result<u32> {
+        let active = dev.real_num_rx_queues();
         let mut rule = NtupleRule::from(&rule);
         let mut placed = 0;
         data.me().steering.update(|s| {
+            // Every queue the rule can pick must be active: its own, or its
+            // offset plus each entry of the context's table.
+            let highest = match rule.rss {
+                None => Some(0),
+                Some(0) => s.indir.iter().max().copied(),
+                Some(c) if s.has_context(c) => s.contexts[c as usize - 1]
+                    .iter()
+                    .max()
+                    .map(|&q| u32::from(q)),
+                Some(_) => None,
+            };
+            match highest.and_then(|h| h.checked_add(rule.queue)) {
+                Some(q) if q < active => {}
+                _ => return Err(EINVAL),
+            }
             let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
             rule.loc = match loc {
                 Some(l) => l,
@@ -296,6 +313,94 @@ impl EthtoolOps for Nic {
             Ok(n)
         })?;
         Ok(placed)
+    }
+
+    fn rss_hash_fields(_dev: &NetDev, data: &NicPriv, flow: HashedFlow) -> HashFields {
+        let bits = match flow {
+            HashedFlow::Transport { ipv6, udp } => data
+                .me()
+                .steering
+                .read(|s| s.hash_fields[hash_class(ipv6, udp)]),
+            HashedFlow::OtherIp { .. } => HASH_ADDRS,
+        };
+        HashFields {
+            ip_src: bits & HASH_IP_SRC != 0,
+            ip_dst: bits & HASH_IP_DST != 0,
+            l4_src: bits & HASH_L4_SRC != 0,
+            l4_dst: bits & HASH_L4_DST != 0,
+        }
+    }
+
+    fn set_rss_hash_fields(
+        _dev: &NetDev,
+        data: &NicPriv,
+        flow: HashedFlow,
+        fields: HashFields,
+        extack: &Extack,
+    ) -> Result {
+        let bits = [
+            (fields.ip_src, HASH_IP_SRC),
+            (fields.ip_dst, HASH_IP_DST),
+            (fields.l4_src, HASH_L4_SRC),
+            (fields.l4_dst, HASH_L4_DST),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |acc, (_, bit)| acc | bit);
+        let HashedFlow::Transport { ipv6, udp } = flow else {
+            // Other IP traffic has no ports to add, and always hashes on both addresses.
+            if bits == HASH_ADDRS {
+                return Ok(());
+            }
+            extack.msg(c_str!("non-TCP/UDP traffic hashes on both addresses only"));
+            return Err(eopnotsupp());
+        };
+        data.me().steering.update(|s| {
+            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            n.hash_fields[hash_class(ipv6, udp)] = bits;
+            Ok(n)
+        })
+    }
+
+    fn stats_block_usecs(_dev: &NetDev, _data: &NicPriv) -> u32 {
+        // Counters are per-queue atomics, read live.
+        0
+    }
+
+    const RSS_CONTEXTS: u32 = MAX_RSS_CONTEXTS as u32;
+
+    fn set_rss_context(
+        dev: &NetDev,
+        data: &NicPriv,
+        id: u32,
+        indir: &[u32],
+        extack: &Extack,
+    ) -> Result {
+        let mut table = [0u32; INDIR_SIZE];
+        if indir.len() != INDIR_SIZE || indir.iter().any(|&q| q >= dev.real_num_rx_queues()) {
+            extack.msg(c_str!("indirection table names a queue that is not active"));
+            return Err(EINVAL);
+        }
+        // (Lengths checked above; a zip copy has no panic path.)
+        table.iter_mut().zip(indir).for_each(|(d, v)| *d = *v);
+        data.me().steering.update(|s| {
+            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            if !n.set_context(id, &table) {
+                extack.msg(c_str!("no such RSS context"));
+                return Err(EINVAL);
+            }
+            Ok(n)
+        })
+    }
+
+    fn remove_rss_context(_dev: &NetDev, data: &NicPriv, id: u32) -> Result {
+        data.me().steering.update(|s| {
+            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            if !n.remove_context(id) {
+                return Err(ENOENT);
+            }
+            Ok(n)
+        })
     }
 
     fn delete_rule(_dev: &NetDev, data: &NicPriv, loc: u32) -> Result {

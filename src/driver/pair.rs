@@ -16,7 +16,6 @@ use crate::abstractions::{
     debugfs::DebugfsRoot,
     delay::msleep,
     delayed_call::{DelayedCall, DelayedCallback},
-    napi::Napi,
     netdev::{default_features, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
     page_pool::wait_for_provider_release,
     platform::PlatformDevice,
@@ -236,9 +235,7 @@ impl Pair {
             }
             // No carrier until both sides are up (see `open`).
             alloc.dev().carrier_off();
-            for q in pair.side(side).rxqs.iter() {
-                Napi::add(q.as_ref(), alloc.dev(), q.index);
-            }
+            // (Queues' NAPIs are added on open: `queues::start_all`.)
             Ok(alloc)
         };
         let a = alloc_side(0);
@@ -246,7 +243,6 @@ impl Pair {
         let (a, b) = match (a, b) {
             (Ok(a), Ok(b)) => (a, b),
             (a, b) => {
-                Self::del_napis(&pair);
                 let e = a
                     .as_ref()
                     .err()
@@ -260,21 +256,11 @@ impl Pair {
         let devs = match NetDevPair::new(a, b) {
             Ok(devs) => devs,
             Err((e, a, b)) => {
-                Self::del_napis(&pair);
                 drop((a, b));
                 return Err(e);
             }
         };
         Ok(Self { devs, state: pair })
-    }
-
-    /// Removes every queue's NAPI from its (unregistered) device before it is freed.
-    fn del_napis(state: &PairState) {
-        for side in 0..2 {
-            for q in state.side(side).rxqs.iter() {
-                q.napi.del();
-            }
-        }
     }
 }
 
@@ -296,15 +282,14 @@ const POOL_RELEASE_WAIT_MS: u32 = 30_000;
 
 impl Drop for Pair {
     fn drop(&mut self) {
-        // Unregistering closes both devices (NAPIs disabled, queue memory
-        // retired) and deleting the NAPIs frees what GRO still held. Devmem
+        // Unregistering closes both devices: NAPIs removed (which frees what
+        // GRO still held), queue memory retired. Devmem
         // pools with buffers still out are kept (`Side::retire`) until the
         // buffers come back, so their release, which frees the binding and
         // detaches the dma-buf from our parent device, happens while the parent
         // lives: wait for them here. The devices are freed as `devs` drops, and
         // the parents with `state`, after this.
         self.devs.unregister();
-        Self::del_napis(&self.state);
         for side in 0..2 {
             let s = self.state.side(side);
             let mut waited = 0;

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::abstractions::{
     errno::enetdown,
+    napi::Napi,
     netdev::NetDev,
     page_pool::PagePool,
     queue_mgmt::{current_config, QueueConfig, QueueMgmt},
@@ -27,7 +28,7 @@ pub(crate) fn start_all(dev: &NetDev, data: &NicPriv) -> Result {
         q.refresh_binding(dev);
         let mem = QueueMem::new(dev, q, split, &current_config(dev, q.index))?;
         me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
-        q.napi.enable(dev, q.index);
+        Napi::activate(q.as_ref(), dev, q.index);
     }
     Ok(())
 }
@@ -39,9 +40,10 @@ pub(crate) fn stop_all(dev: &NetDev, data: &NicPriv) {
     }
 }
 
-/// Stops one RX queue: NAPI off, memory retired, ring purged (counted as drops).
+/// Stops one RX queue: NAPI off and removed from the device, memory retired,
+/// ring purged (counted as drops).
 pub(crate) fn stop_one(dev: &NetDev, data: &NicPriv, q: &RxQueue) {
-    q.napi.disable(dev, q.index);
+    q.napi.deactivate(dev, q.index);
     data.me().retire(q.napi.with_state(|st, off| st.take(off)));
     q.stats.drops.add_shared(q.ring.purge());
 }

@@ -357,8 +357,10 @@ impl RxQueue {
             }
         };
         if frame.csum_partial() {
-            // The sender left the checksum to the "hardware"; the virtual wire
-            // cannot corrupt it, so report it verified, as veth does.
+            // The sender left the checksum to the "hardware": write it (what
+            // packet sockets on this side see), and as the virtual wire cannot
+            // corrupt it, report it verified.
+            skb.fill_tx_csum(frame);
             skb.set_csum_unnecessary();
         }
         skb.copy_gso_from(frame);

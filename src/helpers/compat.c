@@ -125,21 +125,37 @@ void dmn_netdev_init_netmem_tx(struct net_device *dev)
 }
 
 /*
- * Adds a NAPI for queue @index. Where the kernel keeps NAPI config per index
- * (ID, threaded, busy-poll settings), use it, so the queue's NAPI keeps its
- * ID across channel changes and restarts; an index beyond the device's
- * config array gets a plain NAPI.
+ * Adds a NAPI for queue @index from a control path that holds the device's
+ * ops locks (an NDO or ethtool op): 7.2's _locked variants assert the
+ * instance lock instead of taking it; 6.12 has no instance lock. Where the
+ * kernel keeps NAPI config per index (ID, threaded, busy-poll settings), use
+ * it, so the queue's NAPI keeps its ID across channel changes and restarts;
+ * an index beyond the device's config array gets a plain NAPI.
  */
-void dmn_napi_add(struct net_device *dev, struct napi_struct *napi,
-		  int (*poll)(struct napi_struct *napi, int budget), unsigned int index)
+void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
+			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index)
 {
 #ifdef DMN_NAPI_CONFIG
 	if (index < max(dev->num_rx_queues, dev->num_tx_queues)) {
-		netif_napi_add_config(dev, napi, poll, index);
+		netif_napi_add_config_locked(dev, napi, poll, index);
 		return;
 	}
 #endif
+#ifdef DMN_OPS_LOCK
+	netif_napi_add_weight_locked(dev, napi, poll, NAPI_POLL_WEIGHT);
+#else
 	netif_napi_add(dev, napi, poll);
+#endif
+}
+
+/* Removes a NAPI, as dmn_napi_add_locked()'s callers do. */
+void dmn_napi_del_locked(struct napi_struct *napi)
+{
+#ifdef DMN_OPS_LOCK
+	netif_napi_del_locked(napi);
+#else
+	netif_napi_del(napi);
+#endif
 }
 
 /*

@@ -272,9 +272,44 @@ bool dmn_skb_csum_partial(const struct sk_buff *skb)
 	return skb->ip_summed == CHECKSUM_PARTIAL;
 }
 
+/* An RSS context's indirection table and key, as the ethtool core keeps them. */
+u32 *dmn_rxfh_ctx_indir(struct ethtool_rxfh_context *ctx)
+{
+	return ethtool_rxfh_context_indir(ctx);
+}
+
+u8 *dmn_rxfh_ctx_key(struct ethtool_rxfh_context *ctx)
+{
+	return ethtool_rxfh_context_key(ctx);
+}
+
 void dmn_skb_set_csum_unnecessary(struct sk_buff *skb)
 {
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
+}
+
+/*
+ * The device's TX checksum offload, done where the frame lands: writes the
+ * L4 checksum that @frame's sender left to the device (CHECKSUM_PARTIAL)
+ * into @skb, the same frame as received, as a NIC writes it on the wire
+ * (0xffff for a zero sum, CSUM_MANGLED_0, as skb_checksum_help() does).
+ * Done on the receiver's copy, which this device owns, rather than on the
+ * sent skb, which TCP shares with its retransmit queue. A GSO frame stands
+ * for segments whose sums nobody reads (it is received whole, as GRO would
+ * merge them), and device memory is not readable by the CPU: both keep the
+ * sender's partial sum, as does a field outside the linear part.
+ */
+void dmn_skb_fill_tx_csum(struct sk_buff *skb, const struct sk_buff *frame)
+{
+	int start = skb_checksum_start_offset(frame);
+	int field = start + frame->csum_offset;
+	__wsum csum;
+
+	if (frame->ip_summed != CHECKSUM_PARTIAL || skb_is_gso(frame) ||
+	    !skb_frags_readable(skb) || start < 0 || field + sizeof(__sum16) > skb_headlen(skb))
+		return;
+	csum = skb_checksum(skb, start, skb->len - start, 0);
+	*(__sum16 *)(skb->data + field) = csum_fold(csum) ?: CSUM_MANGLED_0;
 }
 
 void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32 hash,

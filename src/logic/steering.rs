@@ -10,15 +10,39 @@ use super::toeplitz::{indirect, toeplitz_hash, RSS_KEY_LEN};
 pub(crate) const INDIR_SIZE: usize = 128;
 /// Most ntuple rules per device.
 pub(crate) const MAX_RULES: usize = 64;
+/// Most RSS contexts besides the default one (IDs 1..=MAX_RSS_CONTEXTS).
+pub(crate) const MAX_RSS_CONTEXTS: usize = 16;
+/// Queues an RSS context's table can name (its entries are bytes).
+pub(crate) const RSS_CONTEXT_QUEUES: u32 = 256;
 const IPPROTO_TCP: u8 = 6;
+const IPPROTO_UDP: u8 = 17;
 
-/// An ntuple rule: TCP flows whose fields match (under masks) go to `queue`.
+/// RSS hash input fields (`ethtool -N rx-flow-hash`), a bit set: source and
+/// destination address, source and destination port.
+pub(crate) const HASH_IP_SRC: u8 = 1;
+pub(crate) const HASH_IP_DST: u8 = 2;
+pub(crate) const HASH_L4_SRC: u8 = 4;
+pub(crate) const HASH_L4_DST: u8 = 8;
+/// The default: the 4-tuple.
+pub(crate) const HASH_ALL: u8 = 0xf;
+/// What other IP traffic (neither TCP nor UDP) hashes on: the addresses.
+pub(crate) const HASH_ADDRS: u8 = HASH_IP_SRC | HASH_IP_DST;
+
+/// Index into `Steering::hash_fields` of a TCP or UDP flow over IPv4 or IPv6.
+pub(crate) fn hash_class(ipv6: bool, udp: bool) -> usize {
+    usize::from(ipv6) * 2 + usize::from(udp)
+}
+
+/// An ntuple rule: TCP or UDP flows whose fields match (under masks) go to
+/// `queue`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub(crate) struct NtupleRule {
     /// Rule slot (`ethtool -N ... loc`).
     pub(crate) loc: u32,
-    /// `tcp6` (else `tcp4`).
+    /// IPv6 (`tcp6`, `udp6`), else IPv4.
     pub(crate) ipv6: bool,
+    /// UDP (`udp4`, `udp6`), else TCP.
+    pub(crate) udp: bool,
     /// Source address and mask (IPv4 in the first 4 bytes).
     pub(crate) src: [u8; 16],
     pub(crate) src_mask: [u8; 16],
@@ -31,8 +55,11 @@ pub(crate) struct NtupleRule {
     /// Destination port and mask.
     pub(crate) dport: u16,
     pub(crate) dport_mask: u16,
-    /// Target RX queue.
+    /// Target RX queue, or with `rss` the offset added to the table's entry.
     pub(crate) queue: u32,
+    /// Spread matching flows with an RSS table (`context C`: 0 is the
+    /// device's own, else an additional context), rather than to `queue`.
+    pub(crate) rss: Option<u32>,
 }
 
 fn masked_eq(a: &[u8; 16], b: &[u8; 16], m: &[u8; 16]) -> bool {
@@ -42,7 +69,7 @@ fn masked_eq(a: &[u8; 16], b: &[u8; 16], m: &[u8; 16]) -> bool {
 impl NtupleRule {
     /// Whether a flow matches this rule.
     pub(crate) fn matches(&self, k: &FlowKey) -> bool {
-        k.proto == IPPROTO_TCP
+        k.proto == (if self.udp { IPPROTO_UDP } else { IPPROTO_TCP })
             && k.ipv6 == self.ipv6
             && masked_eq(&k.src, &self.src, &self.src_mask)
             && masked_eq(&k.dst, &self.dst, &self.dst_mask)
@@ -62,6 +89,14 @@ pub(crate) struct Steering {
     pub(crate) rules: [NtupleRule; MAX_RULES],
     /// How many of `rules` are in use.
     pub(crate) nrules: usize,
+    /// Additional RSS contexts' indirection tables: context `c` is entry
+    /// `c - 1`, in use if bit `c - 1` of `contexts_used` is set. They share
+    /// the device's key.
+    pub(crate) contexts: [[u8; INDIR_SIZE]; MAX_RSS_CONTEXTS],
+    pub(crate) contexts_used: u32,
+    /// Hash input fields (`HASH_*` bits) of tcp4, udp4, tcp6 and udp6 flows
+    /// (`hash_class`).
+    pub(crate) hash_fields: [u8; 4],
 }
 
 /// Where a frame goes, and the hash the skb carries.
@@ -85,6 +120,9 @@ impl Steering {
             indir: [0; INDIR_SIZE],
             rules: [NtupleRule::default(); MAX_RULES],
             nrules: 0,
+            contexts: [[0; INDIR_SIZE]; MAX_RSS_CONTEXTS],
+            contexts_used: 0,
+            hash_fields: [HASH_ALL; 4],
         };
         s.spread(queues);
         s
@@ -137,6 +175,52 @@ impl Steering {
         }
     }
 
+    /// Sets RSS context `id`'s table (creating the context); false if `id`
+    /// is not 1..=`MAX_RSS_CONTEXTS` or an entry names a queue beyond
+    /// `RSS_CONTEXT_QUEUES`.
+    pub(crate) fn set_context(&mut self, id: u32, table: &[u32; INDIR_SIZE]) -> bool {
+        let Some(slot) = (id as usize)
+            .checked_sub(1)
+            .filter(|&i| i < MAX_RSS_CONTEXTS)
+        else {
+            return false;
+        };
+        if table.iter().any(|&q| q >= RSS_CONTEXT_QUEUES) {
+            return false;
+        }
+        for (d, &q) in self.contexts[slot].iter_mut().zip(table) {
+            *d = q as u8;
+        }
+        self.contexts_used |= 1 << slot;
+        true
+    }
+
+    /// Removes RSS context `id`; false if it does not exist.
+    pub(crate) fn remove_context(&mut self, id: u32) -> bool {
+        if !self.has_context(id) {
+            return false;
+        }
+        self.contexts_used &= !(1 << (id - 1));
+        true
+    }
+
+    /// Whether RSS context `id` (0: the device's own table) exists.
+    pub(crate) fn has_context(&self, id: u32) -> bool {
+        id == 0 || (id as usize <= MAX_RSS_CONTEXTS && self.contexts_used & (1 << (id - 1)) != 0)
+    }
+
+    /// The queue RSS context `id` (0: the device's own) picks for `hash`.
+    fn context_queue(&self, id: u32, hash: u32) -> Option<u32> {
+        if id == 0 {
+            return Some(indirect(&self.indir, hash));
+        }
+        if !self.has_context(id) {
+            return None;
+        }
+        let table = &self.contexts[id as usize - 1];
+        Some(u32::from(table[hash as usize % INDIR_SIZE]))
+    }
+
     /// A free rule slot below `MAX_RULES`, for `loc` = any (`RX_CLS_LOC_ANY`).
     pub(crate) fn free_loc(&self) -> Option<u32> {
         (0..MAX_RULES as u32).find(|l| !self.rules().iter().any(|r| r.loc == *l))
@@ -152,22 +236,42 @@ impl Steering {
                 by_rule: false,
             };
         };
-        let (addr_len, ports) = (if k.ipv6 { 16 } else { 4 }, k.proto == 6 || k.proto == 17);
+        let fields = match k.proto {
+            IPPROTO_TCP | IPPROTO_UDP => {
+                self.hash_fields[hash_class(k.ipv6, k.proto == IPPROTO_UDP)]
+            }
+            _ => HASH_ADDRS,
+        };
+        // The Toeplitz input: the chosen fields, in the standard order.
+        let addr_len = if k.ipv6 { 16 } else { 4 };
         let mut input = [0u8; 36];
-        input[..addr_len].copy_from_slice(&k.src[..addr_len]);
-        input[addr_len..2 * addr_len].copy_from_slice(&k.dst[..addr_len]);
-        let mut n = 2 * addr_len;
-        if ports {
-            input[n..n + 2].copy_from_slice(&k.sport.to_be_bytes());
-            input[n + 2..n + 4].copy_from_slice(&k.dport.to_be_bytes());
-            n += 4;
+        let mut n = 0;
+        for (bit, bytes) in [
+            (HASH_IP_SRC, &k.src[..addr_len]),
+            (HASH_IP_DST, &k.dst[..addr_len]),
+            (HASH_L4_SRC, &k.sport.to_be_bytes()[..]),
+            (HASH_L4_DST, &k.dport.to_be_bytes()[..]),
+        ] {
+            if fields & bit != 0 {
+                input[n..n + bytes.len()].copy_from_slice(bytes);
+                n += bytes.len();
+            }
         }
+        let ports = fields & (HASH_L4_SRC | HASH_L4_DST) == HASH_L4_SRC | HASH_L4_DST;
         let hash = toeplitz_hash(&self.key, &input[..n]);
         if ntuple_on {
             if let Some(r) = self.rules().iter().find(|r| r.matches(k)) {
-                if r.queue < active {
+                let queue = match r.rss {
+                    None => Some(r.queue),
+                    Some(ctx) => self
+                        .context_queue(ctx, hash)
+                        .and_then(|q| q.checked_add(r.queue)),
+                };
+                // (A queue beyond the active ones: the ethtool core keeps rules
+                // and contexts from naming one; the device's own table decides.)
+                if let Some(queue) = queue.filter(|&q| q < active) {
                     return Decision {
-                        queue: r.queue,
+                        queue,
                         hash,
                         l4: ports,
                         by_rule: true,

@@ -3,8 +3,11 @@
 //! Steering: ntuple matching, the rule table and the RX queue choice.
 
 use super::parse::FlowKey;
-use super::steering::{InsertError, NtupleRule, Steering, MAX_RULES};
-use super::toeplitz::{hash_v4, DEFAULT_RSS_KEY};
+use super::steering::{
+    hash_class, InsertError, NtupleRule, Steering, HASH_ADDRS, HASH_IP_SRC, HASH_L4_DST,
+    INDIR_SIZE, MAX_RSS_CONTEXTS, MAX_RULES,
+};
+use super::toeplitz::{hash_v4, indirect, toeplitz_hash, DEFAULT_RSS_KEY};
 use super::Ctx;
 
 fn v4_key(src: [u8; 4], dst: [u8; 4], sport: u16, dport: u16) -> FlowKey {
@@ -51,6 +54,24 @@ fn rule_matches_under_masks(t: &mut Ctx) {
     let mut udp = k;
     udp.proto = 17;
     check!(t, !dport_rule(0, 5201, 3).matches(&udp));
+    // udp4 rules match UDP flows only.
+    let udp_rule = NtupleRule {
+        udp: true,
+        ..dport_rule(0, 5201, 3)
+    };
+    check!(t, udp_rule.matches(&udp));
+    check!(t, !udp_rule.matches(&k));
+    let mut udp6 = udp;
+    udp6.ipv6 = true;
+    check!(t, !udp_rule.matches(&udp6));
+    check!(
+        t,
+        NtupleRule {
+            ipv6: true,
+            ..udp_rule
+        }
+        .matches(&udp6)
+    );
 }
 
 fn rule_beats_rss_when_ntuple_on(t: &mut Ctx) {
@@ -135,6 +156,97 @@ fn first_matching_rule_wins(t: &mut Ctx) {
     check_eq!(t, s.decide(Some(&k), true, 8).queue, 7);
 }
 
+fn context_rule_spreads_over_its_table(t: &mut Ctx) {
+    let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
+    // Context 3 spreads over queues 4 and 5 only.
+    let mut table = [0u32; INDIR_SIZE];
+    for (i, e) in table.iter_mut().enumerate() {
+        *e = 4 + (i as u32 % 2);
+    }
+    check!(t, s.set_context(3, &table));
+    check!(t, s.has_context(3) && !s.has_context(2));
+    let rule = NtupleRule {
+        rss: Some(3),
+        ..dport_rule(0, 80, 0)
+    };
+    check_eq!(t, s.insert(rule), Ok(()));
+    let mut seen = [false; 8];
+    for sport in 1000..1064 {
+        let k = v4_key([10, 0, 0, 1], [10, 0, 0, 2], sport, 80);
+        let d = s.decide(Some(&k), true, 8);
+        check!(t, d.by_rule);
+        check_eq!(t, d.queue, 4 + indirect(&table, d.hash) % 2);
+        seen[d.queue as usize] = true;
+    }
+    check_eq!(
+        t,
+        seen,
+        [false, false, false, false, true, true, false, false]
+    );
+    // An offset (ring_cookie) adds to the table's entry.
+    let shifted = NtupleRule { queue: 2, ..rule };
+    check_eq!(t, s.insert(shifted), Ok(()));
+    let k = v4_key([10, 0, 0, 1], [10, 0, 0, 2], 1000, 80);
+    let d = s.decide(Some(&k), true, 8);
+    check_eq!(t, d.queue, 6 + indirect(&table, d.hash) % 2);
+    // Past the active queues, or with its context gone, the device's own table decides.
+    let d = s.decide(Some(&k), true, 6);
+    check!(t, !d.by_rule);
+    check!(t, s.remove_context(3));
+    check!(t, !s.remove_context(3));
+    let d = s.decide(Some(&k), true, 8);
+    check!(t, !d.by_rule);
+    check_eq!(t, d.queue, indirect(&s.indir, d.hash) % 8);
+    // Context IDs are 1..=MAX_RSS_CONTEXTS; entries fit a byte.
+    check!(t, !s.set_context(0, &table));
+    check!(t, !s.set_context(MAX_RSS_CONTEXTS as u32 + 1, &table));
+    check!(t, s.set_context(MAX_RSS_CONTEXTS as u32, &table));
+    table[7] = 256;
+    check!(t, !s.set_context(1, &table));
+}
+
+fn hash_fields_choose_the_toeplitz_input(t: &mut Ctx) {
+    let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
+    let k = v4_key([66, 9, 149, 187], [161, 142, 100, 80], 2794, 1766);
+    let four_tuple = s.decide(Some(&k), false, 8);
+    check!(t, four_tuple.l4);
+    // tcp4 on addresses only: the hash is the 2-tuple's; udp4 keeps the 4-tuple.
+    s.hash_fields[hash_class(false, false)] = HASH_ADDRS;
+    let d = s.decide(Some(&k), false, 8);
+    check_eq!(
+        t,
+        d.hash,
+        toeplitz_hash(&DEFAULT_RSS_KEY, &[66, 9, 149, 187, 161, 142, 100, 80])
+    );
+    check!(t, !d.l4);
+    let mut udp = k;
+    udp.proto = 17;
+    check_eq!(t, s.decide(Some(&udp), false, 8).hash, four_tuple.hash);
+    // Source address only, and destination port only.
+    s.hash_fields[hash_class(false, false)] = HASH_IP_SRC;
+    check_eq!(
+        t,
+        s.decide(Some(&k), false, 8).hash,
+        toeplitz_hash(&DEFAULT_RSS_KEY, &[66, 9, 149, 187])
+    );
+    s.hash_fields[hash_class(false, false)] = HASH_L4_DST;
+    check_eq!(
+        t,
+        s.decide(Some(&k), false, 8).hash,
+        toeplitz_hash(&DEFAULT_RSS_KEY, &1766u16.to_be_bytes())
+    );
+    // Other IP protocols hash on the addresses whatever TCP's fields are.
+    let mut other = k;
+    other.proto = 47;
+    other.sport = 0;
+    other.dport = 0;
+    check_eq!(
+        t,
+        s.decide(Some(&other), false, 8).hash,
+        toeplitz_hash(&DEFAULT_RSS_KEY, &[66, 9, 149, 187, 161, 142, 100, 80])
+    );
+}
+
 logic_suite!(
     steering_suite,
     "devmemnic_steering",
@@ -144,5 +256,7 @@ logic_suite!(
         rss_follows_table_and_active_count,
         rule_table_insert_replace_remove,
         first_matching_rule_wins,
+        context_rule_spreads_over_its_table,
+        hash_fields_choose_the_toeplitz_input,
     ]
 );
