@@ -86,7 +86,6 @@ void dmn_napi_disable_locked(struct napi_struct *napi);
 void dmn_napi_disable_unlocked(struct napi_struct *napi);
 int dmn_netdev_open_locked(struct net_device *dev);
 void dmn_netdev_close_locked(struct net_device *dev);
-void dmn_netdev_init_hds(struct net_device *dev, bool enabled);
 void dmn_netdev_init_netmem_tx(struct net_device *dev);
 void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
 			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index);

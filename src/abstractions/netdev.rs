@@ -303,9 +303,6 @@ pub(crate) struct NetDevConfig<'a> {
     pub(crate) max_mtu: u32,
     /// Feature flags (`NETIF_F_*`) advertised and enabled.
     pub(crate) features: u64,
-    /// Whether TCP data split starts on (kernels where the core keeps the
-    /// setting learn it from here).
-    pub(crate) tcp_data_split: bool,
     /// Whether the device sends from device memory (devmem TX: it reads
     /// net_iov frags by bus address), on kernels that have devmem TX.
     pub(crate) devmem_tx: bool,
@@ -375,7 +372,6 @@ impl<T: NetDevOps> NetDevAlloc<T> {
             (*raw).max_mtu = cfg.max_mtu;
             (*raw).hw_features = cfg.features;
             (*raw).features = cfg.features;
-            bindings::dmn_netdev_init_hds(raw, cfg.tcp_data_split);
             if cfg.devmem_tx {
                 bindings::dmn_netdev_init_netmem_tx(raw);
             }

@@ -27,6 +27,9 @@ pub(crate) struct QueueTxStats {
     pub(crate) bytes: u64,
     pub(crate) hw_drops: u64,
     pub(crate) stop: u64,
+    pub(crate) hw_gso_packets: u64,
+    pub(crate) hw_gso_bytes: u64,
+    pub(crate) hw_gso_wire_packets: u64,
 }
 
 /// A device that reports per-queue counters.
@@ -56,6 +59,9 @@ impl<T: QueueStats> StatTable<T> {
         out.bytes = s.bytes;
         out.hw_drops = s.hw_drops;
         out.stop = s.stop;
+        out.hw_gso_packets = s.hw_gso_packets;
+        out.hw_gso_bytes = s.hw_gso_bytes;
+        out.hw_gso_wire_packets = s.hw_gso_wire_packets;
     }
 
     /// # Safety

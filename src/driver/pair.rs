@@ -219,7 +219,6 @@ impl Pair {
                 min_mtu: MIN_MTU,
                 max_mtu: MAX_MTU,
                 features: default_features(),
-                tcp_data_split: SPLIT_DEFAULT,
                 devmem_tx: true,
             };
             let data = Arc::new(

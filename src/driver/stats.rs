@@ -53,12 +53,15 @@ pub(crate) const RX_STATS: [(&str, RxField); 8] = [
     ("alloc_fail", |s| &s.alloc_fail),
     ("drops", |s| &s.drops),
 ];
-pub(crate) const TX_STATS: [(&str, TxField); 5] = [
+pub(crate) const TX_STATS: [(&str, TxField); 8] = [
     ("packets", |t| &t.packets),
     ("bytes", |t| &t.bytes),
     ("dropped", |t| &t.dropped),
     ("stops", |t| &t.stops),
     ("devmem_packets", |t| &t.devmem_packets),
+    ("gso_packets", |t| &t.gso_packets),
+    ("gso_bytes", |t| &t.gso_bytes),
+    ("gso_wire_packets", |t| &t.gso_wire_packets),
 ];
 
 /// The names of `RX_STATS` and `TX_STATS`, as ethtool's trait wants them.
@@ -90,6 +93,9 @@ fn tx_qstats(t: &TxStats) -> QueueTxStats {
         bytes: t.bytes.get(),
         hw_drops: t.dropped.get(),
         stop: t.stops.get(),
+        hw_gso_packets: t.gso_packets.get(),
+        hw_gso_bytes: t.gso_bytes.get(),
+        hw_gso_wire_packets: t.gso_wire_packets.get(),
     }
 }
 
@@ -125,6 +131,9 @@ impl QueueStats for Nic {
             tx.bytes += s.bytes;
             tx.hw_drops += s.hw_drops;
             tx.stop += s.stop;
+            tx.hw_gso_packets += s.hw_gso_packets;
+            tx.hw_gso_bytes += s.hw_gso_bytes;
+            tx.hw_gso_wire_packets += s.hw_gso_wire_packets;
         }
         (rx, tx)
     }

@@ -28,6 +28,12 @@ pub(crate) struct TxStats {
     pub(crate) stops: Counter,
     /// Frames sent from device memory (devmem TX: payload read by bus address).
     pub(crate) devmem_packets: Counter,
+    /// TSO super-frames the "hardware" took (received whole by the peer, as
+    /// its GRO would have merged them), their bytes, and the wire segments
+    /// they stand for.
+    pub(crate) gso_packets: Counter,
+    pub(crate) gso_bytes: Counter,
+    pub(crate) gso_wire_packets: Counter,
 }
 
 /// `ndo_start_xmit`: hands `skb` to the peer's RX queue, or reports the ring full.
@@ -66,6 +72,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
         return TxOutcome::Done;
     };
     let len = skb.len() as u64;
+    let segments = skb.segments();
     let from_device_memory = !skb.frags_readable();
     // The receive side reports this hash (NETIF_F_RXHASH).
     if decision.hash != 0 {
@@ -78,6 +85,11 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
             stats.bytes.add(len);
             if from_device_memory {
                 stats.devmem_packets.add(1);
+            }
+            if segments > 1 {
+                stats.gso_packets.add(1);
+                stats.gso_bytes.add(len);
+                stats.gso_wire_packets.add(u64::from(segments));
             }
             q.napi.schedule();
             TxOutcome::Done

@@ -17,6 +17,8 @@
  *                         settings per index across channel changes (7.2)
  *   DMN_SYSTEM_PERCPU_WQ  schedule_work() queues on system_percpu_wq (7.2),
  *                         not system_wq
+ *   DMN_PP_NETMEMS_INJECTABLE  fault injection targets page_pool_alloc_netmems()
+ *                         (7.2), not page_pool_alloc_pages() (6.12)
  *
  * Nothing above the abstraction layer sees these.
  */
@@ -29,6 +31,7 @@
 #include <linux/workqueue.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
+#include <net/page_pool/helpers.h>
 #ifdef DMN_OPS_LOCK
 #include <net/netdev_lock.h>
 #endif
@@ -100,19 +103,6 @@ void dmn_netdev_close_locked(struct net_device *dev)
 }
 
 /*
- * The device's tcp-data-split setting before userspace sets one. On 7.2 the
- * core keeps it (and binding refuses unless it is ENABLED): start it where
- * the device starts, so both agree. On 6.12 the driver alone keeps it.
- */
-void dmn_netdev_init_hds(struct net_device *dev, bool enabled)
-{
-#ifdef DMN_CORE_HDS
-	dev->cfg->hds_config = enabled ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
-					 ETHTOOL_TCP_DATA_SPLIT_DISABLED;
-#endif
-}
-
-/*
  * Devmem TX: the device reads net_iov frags through their bus address, as a
  * real NIC's TX DMA does (NETMEM_TX_DMA). Set before registering; 6.12 has
  * no devmem TX, and the core there never hands a device such skbs to send.
@@ -156,6 +146,24 @@ void dmn_napi_del_locked(struct napi_struct *napi)
 #else
 	netif_napi_del(napi);
 #endif
+}
+
+/*
+ * A payload buffer from @pool. The kernel's fault injection (fail_function,
+ * which upstream's pp_alloc_fail.py uses) targets the allocator drivers call:
+ * page_pool_alloc_netmems() on 7.2, page_pool_alloc_pages() on 6.12, where
+ * drivers take host pages with it. Pools with a memory provider hand out
+ * net_iovs, which only the netmem call returns.
+ */
+unsigned long dmn_pp_alloc_netmem(struct page_pool *pool)
+{
+	gfp_t gfp = GFP_ATOMIC | __GFP_NOWARN;
+
+#ifndef DMN_PP_NETMEMS_INJECTABLE
+	if (!pool->mp_ops)
+		return (__force unsigned long)page_to_netmem(page_pool_alloc_pages(pool, gfp));
+#endif
+	return (__force unsigned long)page_pool_alloc_netmems(pool, gfp);
 }
 
 /*

@@ -343,7 +343,10 @@ impl<B: NicOps> NicConfig<B> {
         }
     }
 
-    /// Sets tcp-data-split; returns whether anything changed.
+    /// Sets tcp-data-split; returns whether the device's state changed.
+    /// `on` is sent even when the device reports it: 7.2 keeps a setting of
+    /// its own, which binding checks and which stays `auto` on a device that
+    /// splits by default. Only a change of the reported state is undone.
     pub fn set_data_split(&mut self, v: DataSplit) -> NicResult<bool> {
         let old = self.nic.data_split()?.ok_or_else(|| {
             NicError::new(
@@ -356,6 +359,9 @@ impl<B: NicOps> NicConfig<B> {
         })?;
         if old == v {
             self.say(&format!("tcp-data-split already {}", v.name()));
+            if v == DataSplit::Enabled {
+                self.nic.set_data_split(v)?;
+            }
             return Ok(false);
         }
         if let Err(e) = self.nic.set_data_split(v) {
@@ -730,6 +736,8 @@ mod tests {
         let mut c = NicConfig::new(d);
         c.verbose = false;
         assert!(!c.set_data_split(DataSplit::Enabled).unwrap());
+        // (Sent all the same, for the kernel's own setting; nothing to undo.)
+        assert_eq!(c.nic().log, vec!["split on"]);
         assert!(!c.set_rss_equal(8).unwrap());
         assert!(!c.ensure_ntuple().unwrap());
         assert!(!c
