@@ -29,10 +29,13 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 # Kernel config fragments that make up each kernel flavour, in merge order
 # (for $KERNEL: 7.2 adds its own fragment last).
 kernel_fragments() {
-	local extra=""
-	[ "$KERNEL" = 7.2 ] && extra=" $REPO/tests/kconfig/kernel-7.2.config"
+	local extra="" test_extra=""
+	if [ "$KERNEL" = 7.2 ]; then
+		extra=" $REPO/tests/kconfig/kernel-7.2.config"
+		test_extra=" $REPO/tests/kconfig/selftests-7.2.config"
+	fi
 	case "$1" in
-	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config $REPO/tests/kconfig/selftests.config$extra" ;;
+	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
 	perf) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/perf.config$extra" ;;
 	*) echo "unknown kernel flavour '$1'" >&2; return 1 ;;
 	esac
