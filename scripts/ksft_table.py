@@ -35,14 +35,14 @@ def verdict(ok, directive):
 
 
 def parse(lines):
-    rows, current, cases, failed, last_comment = [], None, 0, 0, ""
+    rows, current, cases, failed, last_comment, why = [], None, 0, 0, "", ""
     for raw in lines:
         line = raw.rstrip("\n")
         if KMSG.match(line):
             continue
         m = FILE_START.match(line)
         if m:
-            current, cases, failed, last_comment = f"{m.group(1)}/{m.group(2)}", 0, 0, ""
+            current, cases, failed, last_comment, why = f"{m.group(1)}/{m.group(2)}", 0, 0, "", ""
             continue
         m = CASE.match(line)
         if m and current:
@@ -53,6 +53,7 @@ def parse(lines):
                 reason = last_comment
             rows.append({"test": current, "case": case, "result": v,
                          "reason": (reason or "").strip()})
+            why = last_comment = ""
             cases += 1
             failed += v == "FAIL"
             continue
@@ -84,7 +85,14 @@ def parse(lines):
             continue
         m = COMMENT.match(line)
         if m and current:
-            last_comment = (m.group(1) or m.group(2) or "").strip()
+            text = (m.group(1) or m.group(2) or "").strip()
+            text = text.removeprefix("Exception|").strip()
+            # The line that says why: an error output or exception, not a
+            # traceback's frames, carets or blank lines.
+            if text and not text.startswith(("File ", "^", "Traceback", "~")):
+                if not why or "STDERR:" not in why or "STDERR:" in text:
+                    why = text
+            last_comment = why
     if current:
         rows.append({"test": current, "case": "(file)", "result": "FAIL",
                      "reason": "no verdict: the guest ended inside this test"})
