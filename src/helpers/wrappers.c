@@ -475,12 +475,16 @@ static unsigned int dmn_ring_count(struct ptr_ring *r)
 
 unsigned int dmn_ring_count_hint(struct ptr_ring *r)
 {
+	unsigned long flags;
 	unsigned int n;
 
-	/* (The producer lock keeps a resize from swapping the queue under us.) */
-	spin_lock_bh(&r->producer_lock);
+	/*
+	 * (The producer lock keeps a resize from swapping the queue under us;
+	 * xmit calls this too: IRQs off, as in dmn_ring_produce_max().)
+	 */
+	spin_lock_irqsave(&r->producer_lock, flags);
 	n = dmn_ring_count(r);
-	spin_unlock_bh(&r->producer_lock);
+	spin_unlock_irqrestore(&r->producer_lock, flags);
 	return n;
 }
 
@@ -518,21 +522,28 @@ int dmn_ring_resize(struct ptr_ring *r, unsigned int size)
 	return 0;
 }
 
-/* The _bh variants: the ring is used from xmit, NAPI and process context. */
-
-/* Adds @ptr unless @max or more entries are queued (-ENOSPC) or the ring is full. */
+/*
+ * Adds @ptr unless @max or more entries are queued (-ENOSPC) or the ring is
+ * full. Producers are ndo_start_xmit calls of the peer's TX queues, which
+ * netpoll (netconsole) makes with hard IRQs off, possibly interrupting
+ * another TX queue's xmit on the same CPU: the producer lock is taken with
+ * IRQs off (a _bh unlock would enable softirqs with IRQs disabled).
+ */
 int dmn_ring_produce_max(struct ptr_ring *r, void *ptr, unsigned int max)
 {
+	unsigned long flags;
 	int ret;
 
-	spin_lock_bh(&r->producer_lock);
+	spin_lock_irqsave(&r->producer_lock, flags);
 	if (dmn_ring_count(r) >= max)
 		ret = -ENOSPC;
 	else
 		ret = __ptr_ring_produce(r, ptr);
-	spin_unlock_bh(&r->producer_lock);
+	spin_unlock_irqrestore(&r->producer_lock, flags);
 	return ret;
 }
+
+/* Consumers are NAPI polls and process context: the _bh variants. */
 
 void *dmn_ring_consume(struct ptr_ring *ring)
 {
