@@ -803,12 +803,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
             // SAFETY: the core passes a live device of ours and a valid request.
             let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
             let extack = Extack::from_raw(extack);
-            // SAFETY: constant.
-            let top = unsafe { bindings::dmn_rss_hash_top() };
-            if p.hfunc != 0 && p.hfunc != top {
-                extack.msg(kernel::c_str!("only the Toeplitz hash is supported"));
-                return Err(eopnotsupp());
-            }
+            check_hfunc(p.hfunc, &extack)?;
             // (The core sends additional contexts to the `*_rxfh_context` ops.)
             if p.rss_context != 0 || p.rss_delete != 0 {
                 extack.msg(kernel::c_str!("additional RSS contexts are not supported"));
@@ -892,12 +887,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     /// device's hash function, and no key of its own (contexts share the
     /// device's).
     fn check_context_request(p: &bindings::ethtool_rxfh_param, extack: &Extack) -> Result {
-        // SAFETY: constant.
-        let top = unsafe { bindings::dmn_rss_hash_top() };
-        if p.hfunc != 0 && p.hfunc != top {
-            extack.msg(kernel::c_str!("only the Toeplitz hash is supported"));
-            return Err(eopnotsupp());
-        }
+        check_hfunc(p.hfunc, extack)?;
         if !p.key.is_null() {
             extack.msg(kernel::c_str!("RSS contexts share the device's key"));
             return Err(eopnotsupp());
@@ -1064,6 +1054,17 @@ impl<T: EthtoolOps> EthtoolTable<T> {
 /// The `ethtool_ops` of `T` (see `Vtables::ethtool`).
 pub(super) const fn build<T: EthtoolOps>() -> &'static bindings::ethtool_ops {
     &EthtoolTable::<T>::VTABLE
+}
+
+/// Refuses a hash function other than Toeplitz (0: no change).
+fn check_hfunc(hfunc: u8, extack: &Extack) -> Result {
+    // SAFETY: constant.
+    let top = unsafe { bindings::dmn_rss_hash_top() };
+    if hfunc != 0 && hfunc != top {
+        extack.msg(kernel::c_str!("only the Toeplitz hash is supported"));
+        return Err(eopnotsupp());
+    }
+    Ok(())
 }
 
 /// A mutable slice over `len` entries at `ptr`, or an empty one for null.

@@ -17,8 +17,6 @@
  *                         settings per index across channel changes (7.2)
  *   DMN_SYSTEM_PERCPU_WQ  schedule_work() queues on system_percpu_wq (7.2),
  *                         not system_wq
- *   DMN_PP_NETMEMS_INJECTABLE  fault injection targets page_pool_alloc_netmems()
- *                         (7.2), not page_pool_alloc_pages() (6.12)
  *
  * Nothing above the abstraction layer sees these.
  */
@@ -31,7 +29,6 @@
 #include <linux/workqueue.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
-#include <net/page_pool/helpers.h>
 #ifdef DMN_OPS_LOCK
 #include <net/netdev_lock.h>
 #endif
@@ -146,24 +143,6 @@ void dmn_napi_del_locked(struct napi_struct *napi)
 #else
 	netif_napi_del(napi);
 #endif
-}
-
-/*
- * A payload buffer from @pool. The kernel's fault injection (fail_function,
- * which upstream's pp_alloc_fail.py uses) targets the allocator drivers call:
- * page_pool_alloc_netmems() on 7.2, page_pool_alloc_pages() on 6.12, where
- * drivers take host pages with it. Pools with a memory provider hand out
- * net_iovs, which only the netmem call returns.
- */
-unsigned long dmn_pp_alloc_netmem(struct page_pool *pool)
-{
-	gfp_t gfp = GFP_ATOMIC | __GFP_NOWARN;
-
-#ifndef DMN_PP_NETMEMS_INJECTABLE
-	if (!pool->mp_ops)
-		return (__force unsigned long)page_to_netmem(page_pool_alloc_pages(pool, gfp));
-#endif
-	return (__force unsigned long)page_pool_alloc_netmems(pool, gfp);
 }
 
 /*

@@ -639,6 +639,11 @@ struct sk_buff *dmn_alloc_test_frame_frags(unsigned int head, unsigned int nr,
 	return skb;
 }
 
+unsigned long dmn_pp_alloc_netmem(struct page_pool *pool)
+{
+	return (__force unsigned long)page_pool_alloc_netmems(pool, GFP_ATOMIC | __GFP_NOWARN);
+}
+
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct)
 {
 	page_pool_put_full_netmem(pool, (__force netmem_ref)netmem, napi_direct);

@@ -162,7 +162,12 @@ bad_ethtool() {
 	ethtool -L dmnic0 combined 0 rx 0 tx 4 2>/dev/null && { echo "-L without RX queues accepted"; return 1; }
 	ethtool -L dmnic0 other 1 2>/dev/null && { echo "-L other 1 accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 dst-port 1 action 99 2>/dev/null && { echo "action 99 accepted"; return 1; }
-	ethtool -N dmnic0 flow-type udp4 dst-port 1 action 1 2>/dev/null && { echo "udp4 accepted"; return 1; }
+	ethtool -N dmnic0 flow-type sctp4 dst-port 1 action 1 2>/dev/null && { echo "sctp4 accepted"; return 1; }
+	ethtool -N dmnic0 rx-flow-hash tcp4 sdfnm 2>/dev/null && { echo "hashing on the MAC accepted"; return 1; }
+	ethtool -N dmnic0 rx-flow-hash ip4 sdfn 2>/dev/null && { echo "ports in a non-TCP/UDP hash accepted"; return 1; }
+	ethtool -X dmnic0 context new hkey "$(printf '01:%.0s' $(seq 39))01" 2>/dev/null &&
+		{ echo "an RSS context with a key of its own accepted"; return 1; }
+	ethtool -X dmnic0 context 9 equal 2 2>/dev/null && { echo "a missing RSS context changed"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 tos 4 action 1 2>/dev/null && { echo "tos accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 dst-port 1 action -1 2>/dev/null && { echo "drop action accepted"; return 1; }
 	ethtool -N dmnic0 delete 63 2>/dev/null && { echo "deleting a missing rule worked"; return 1; }
@@ -205,10 +210,22 @@ channels() {
 	[ "$(queue_counts)" = "3 2" ] || { echo "combined 2 rx 1: queues $(queue_counts)"; return 1; }
 	ip netns exec peer ethtool -L dmnic1 combined 16 rx 0 || return 1
 	[ "$(queue_counts)" = "16 16" ] || { echo "combined 16: queues $(queue_counts)"; return 1; }
-	# Each RX queue keeps its NAPI (and its id) across the changes.
+	# Every RX queue has its NAPI again. Queues that were deactivated lost
+	# theirs (a NAPI is listed only while its queue is active); on 7.2 the
+	# per-queue NAPI config gives it back its id, on 6.12 (no such config)
+	# it gets a new one, as with any driver there.
 	napis=$(ip netns exec peer dmn-xfer napi-ids dmnic1) || return 1
-	[ "$napis" = "$napis0" ] || { echo "NAPI ids changed: before $(echo $napis0), after $(echo $napis)"; return 1; }
-	echo "info: 16 RX queues kept their NAPI ids ($(echo "$napis0" | awk 'NR == 1 { a = $2 } END { print a "..." $2 }')) across channel changes"
+	if devmem72_kernel; then
+		[ "$napis" = "$napis0" ] || { echo "NAPI ids changed: before $(echo $napis0), after $(echo $napis)"; return 1; }
+		echo "info: 16 RX queues kept their NAPI ids ($(echo "$napis0" | awk 'NR == 1 { a = $2 } END { print a "..." $2 }')) across channel changes"
+	else
+		[ "$(echo "$napis" | awk '$2 != 0 { print $2 }' | sort -u | wc -l)" = 16 ] ||
+			{ echo "RX queues without a NAPI of their own: $(echo $napis)"; return 1; }
+		# Queues 0 and 1 stayed active throughout: their NAPIs are the same.
+		[ "$(echo "$napis" | head -2)" = "$(echo "$napis0" | head -2)" ] ||
+			{ echo "NAPIs of queues active throughout changed: before $(echo $napis0), after $(echo $napis)"; return 1; }
+		echo "info: 16 RX queues have a NAPI each again; queues 0-1 kept theirs"
+	fi
 	xfer_check 10.9.0.2 5505 $((4 * MIB)) >/dev/null || return 1
 	teardown_pair
 }
