@@ -1056,6 +1056,19 @@ pub(super) const fn build<T: EthtoolOps>() -> &'static bindings::ethtool_ops {
     &EthtoolTable::<T>::VTABLE
 }
 
+/// Sets the capability bits of `T`'s table in a device's copy of it.
+///
+/// The core reads them from C bitfields, which a constant table cannot set
+/// (bindgen's bitfield setters are not `const fn`); each device carries its
+/// own copy (see `Vtables::install`).
+pub(super) fn set_caps<T: EthtoolOps>(ops: &mut bindings::ethtool_ops) {
+    if T::HAS_SET_RSS_CONTEXT {
+        // Rules may add a queue offset to their context's table entry
+        // (`context C action N`).
+        ops.set_cap_rss_rxnfc_adds(1);
+    }
+}
+
 /// Refuses a hash function other than Toeplitz (0: no change).
 fn check_hfunc(hfunc: u8, extack: &Extack) -> Result {
     // SAFETY: constant.

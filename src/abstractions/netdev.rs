@@ -315,12 +315,14 @@ pub(crate) struct NetDevConfig<'a> {
 /// `ptr` is a device from `alloc_netdev_mqs()` with `T`'s ops, a parent device
 /// that outlives it, and a [`DevPriv`] private area holding an `Arc<T::Priv>`;
 /// `registered` says whether `register_netdev()` succeeded and no unregister
-/// happened since.
+/// happened since; the device's `ethtool_ops`, if any, is `ethtool_ops`.
 pub(crate) struct NetDevAlloc<T: NetDevOps> {
     ptr: NonNull<bindings::net_device>,
     registered: bool,
     /// The device's debugfs queue-restart knob, if added; removed first.
     knob: Option<RestartKnob>,
+    /// The device's `ethtool_ops` (`dev->ethtool_ops`); freed after the device.
+    ethtool_ops: Option<KBox<bindings::ethtool_ops>>,
     _t: PhantomData<T>,
 }
 
@@ -341,6 +343,7 @@ impl<T: NetDevOps> NetDevAlloc<T> {
         data: Arc<T::Priv>,
     ) -> Result<Self> {
         let priv_size = i32::try_from(core::mem::size_of::<DevPriv>()).map_err(|_| EINVAL)?;
+        let ethtool_ops = vtables.ethtool_copy()?;
         // SAFETY: `name` is NUL-terminated and copied by the call; `ether_setup` is the
         // core's own setup function.
         let raw = unsafe {
@@ -357,7 +360,8 @@ impl<T: NetDevOps> NetDevAlloc<T> {
         let data = Arc::into_raw(data).cast::<c_void>();
         // SAFETY: `raw` is a fresh device with a private area of `priv_size` bytes;
         // nothing else sees it before registration. The tables are `T`'s (the
-        // `Vtables<T>` type says so), matching the `Arc<T::Priv>` stored here.
+        // `Vtables<T>` type says so), matching the `Arc<T::Priv>` stored here;
+        // the `ethtool_ops` copy is kept in `self` until after `free_netdev()`.
         unsafe {
             bindings::dmn_netdev_priv(raw)
                 .cast::<DevPriv>()
@@ -367,7 +371,7 @@ impl<T: NetDevOps> NetDevAlloc<T> {
                 });
             bindings::dmn_netdev_set_parent(raw, parent.as_raw_device());
             bindings::dmn_eth_hw_addr_random(raw);
-            vtables.install(raw);
+            vtables.install(raw, ethtool_ops.as_deref());
             (*raw).min_mtu = cfg.min_mtu;
             (*raw).max_mtu = cfg.max_mtu;
             (*raw).hw_features = cfg.features;
@@ -381,6 +385,7 @@ impl<T: NetDevOps> NetDevAlloc<T> {
             ptr,
             registered: false,
             knob: None,
+            ethtool_ops,
             _t: PhantomData,
         })
     }
@@ -438,6 +443,8 @@ impl<T: NetDevOps> Drop for NetDevAlloc<T> {
             Arc::from_raw(data.cast::<T::Priv>())
         };
         drop(data);
+        // The device no longer points at its `ethtool_ops`.
+        drop(self.ethtool_ops.take());
     }
 }
 

@@ -188,6 +188,8 @@ impl<T: NetDevOps> OpsTable<T> {
 pub(crate) struct Vtables<T: NetDevOps> {
     netdev: &'static bindings::net_device_ops,
     ethtool: Option<&'static bindings::ethtool_ops>,
+    /// Sets the capability bits in a device's copy of `ethtool`.
+    ethtool_caps: fn(&mut bindings::ethtool_ops),
     stat: Option<&'static bindings::netdev_stat_ops>,
     queue_mgmt: Option<&'static bindings::netdev_queue_mgmt_ops>,
     _t: PhantomData<T>,
@@ -200,6 +202,7 @@ impl<T: NetDevOps> Vtables<T> {
         Self {
             netdev: OpsTable::<T>::build(),
             ethtool: None,
+            ethtool_caps: |_| {},
             stat: None,
             queue_mgmt: None,
             _t: PhantomData,
@@ -212,6 +215,7 @@ impl<T: NetDevOps> Vtables<T> {
         T: super::ethtool::EthtoolOps,
     {
         self.ethtool = Some(super::ethtool::build::<T>());
+        self.ethtool_caps = super::ethtool::set_caps::<T>;
         self
     }
 
@@ -234,17 +238,32 @@ impl<T: NetDevOps> Vtables<T> {
         self
     }
 
-    /// Points a new device at the tables.
+    /// A device's own copy of the `ethtool_ops`, capability bits set.
+    pub(super) fn ethtool_copy(&self) -> Result<Option<KBox<bindings::ethtool_ops>>> {
+        let Some(ops) = self.ethtool else {
+            return Ok(None);
+        };
+        let mut copy = KBox::new(*ops, GFP_KERNEL)?;
+        (self.ethtool_caps)(&mut copy);
+        Ok(Some(copy))
+    }
+
+    /// Points a new device at the tables (`ethtool`: from `ethtool_copy`).
     ///
     /// # Safety
     ///
     /// `dev` is allocated, not registered, and its private area will hold `T`'s
-    /// data as `NetDevAlloc<T>` writes it.
-    pub(super) unsafe fn install(&self, dev: *mut bindings::net_device) {
+    /// data as `NetDevAlloc<T>` writes it; `ethtool` stays allocated until the
+    /// device is freed.
+    pub(super) unsafe fn install(
+        &self,
+        dev: *mut bindings::net_device,
+        ethtool: Option<&bindings::ethtool_ops>,
+    ) {
         // SAFETY: the caller's guarantee: nothing reads the fields concurrently.
         unsafe {
             (*dev).netdev_ops = self.netdev;
-            if let Some(ops) = self.ethtool {
+            if let Some(ops) = ethtool {
                 (*dev).ethtool_ops = ops;
             }
             if let Some(ops) = self.stat {

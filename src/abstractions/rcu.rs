@@ -16,7 +16,7 @@ use kernel::{prelude::*, sync::Mutex};
 /// # Invariants
 ///
 /// `ptr` always points to a live value from `KBox::into_raw`; a replaced value
-/// is freed only after `synchronize_rcu()`, so a reader inside a read-side
+/// is freed only after a grace period (`synchronize_net()`), so a reader inside a read-side
 /// section never sees it freed. Writers serialise on `writer`.
 #[pin_data(PinnedDrop)]
 pub(crate) struct RcuBox<T: Send + Sync> {
@@ -66,8 +66,10 @@ impl<T: Send + Sync> RcuBox<T> {
         let new = f(unsafe { &*old })?;
         self.ptr.store(KBox::into_raw(new), Ordering::Release);
         // SAFETY: may sleep (callers are in process context, as `Mutex` already
-        // requires); afterwards no reader can hold `old`.
-        unsafe { bindings::synchronize_rcu() };
+        // requires); afterwards no reader can hold `old`. (Under rtnl, as
+        // ethtool calls are, the grace period is expedited: a key change under
+        // load then takes milliseconds, not a normal grace period's tens.)
+        unsafe { bindings::synchronize_net() };
         // SAFETY: `old` came from `KBox::into_raw` and is no longer reachable.
         drop(unsafe { KBox::from_raw(old) });
         Ok(())

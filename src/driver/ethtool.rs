@@ -187,6 +187,11 @@ impl EthtoolOps for Nic {
         if rx == 0 || tx == 0 || rx > max || tx > max {
             return Err(EINVAL);
         }
+        // Queues a rule or an RSS context names stay active (the core checks
+        // too, but 6.12's skips rules that name a context).
+        if me.steering.read(|s| s.queues_needed()) > rx {
+            return Err(EINVAL);
+        }
         let old_rx = dev.real_num_rx_queues();
         // What can fail comes first (memory for queues that become active, the
         // new RSS spread), so a failed request leaves the device as it was.
@@ -290,16 +295,7 @@ impl EthtoolOps for Nic {
         data.me().steering.update(|s| {
             // Every queue the rule can pick must be active: its own, or its
             // offset plus each entry of the context's table.
-            let highest = match rule.rss {
-                None => Some(0),
-                Some(0) => s.indir.iter().max().copied(),
-                Some(c) if s.has_context(c) => s.contexts[c as usize - 1]
-                    .iter()
-                    .max()
-                    .map(|&q| u32::from(q)),
-                Some(_) => None,
-            };
-            match highest.and_then(|h| h.checked_add(rule.queue)) {
+            match s.highest_queue(&rule) {
                 Some(q) if q < active => {}
                 _ => return Err(EINVAL),
             }
@@ -395,6 +391,11 @@ impl EthtoolOps for Nic {
 
     fn remove_rss_context(_dev: &NetDev, data: &NicPriv, id: u32) -> Result {
         data.me().steering.update(|s| {
+            // A context a rule names stays (7.2's core checks this; 6.12's
+            // does not).
+            if s.context_in_use(id) {
+                return Err(EBUSY);
+            }
             let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
             if !n.remove_context(id) {
                 return Err(ENOENT);

@@ -204,6 +204,11 @@ impl Steering {
         true
     }
 
+    /// Whether a rule spreads its flows with RSS context `id`.
+    pub(crate) fn context_in_use(&self, id: u32) -> bool {
+        self.rules().iter().any(|r| r.rss == Some(id))
+    }
+
     /// Whether RSS context `id` (0: the device's own table) exists.
     pub(crate) fn has_context(&self, id: u32) -> bool {
         id == 0 || (id as usize <= MAX_RSS_CONTEXTS && self.contexts_used & (1 << (id - 1)) != 0)
@@ -219,6 +224,45 @@ impl Steering {
         }
         let table = &self.contexts[id as usize - 1];
         Some(u32::from(table[hash as usize % INDIR_SIZE]))
+    }
+
+    /// The highest queue `rule` can send to: its own, or its offset plus the
+    /// largest entry of its context's table; `None` for a missing context or
+    /// an overflow.
+    pub(crate) fn highest_queue(&self, rule: &NtupleRule) -> Option<u32> {
+        let base = match rule.rss {
+            None => 0,
+            Some(0) => self.indir.iter().max().copied()?,
+            Some(c) if self.has_context(c) => {
+                u32::from(*self.contexts[c as usize - 1].iter().max()?)
+            }
+            Some(_) => return None,
+        };
+        base.checked_add(rule.queue)
+    }
+
+    /// How many queues the rules and the additional contexts need active:
+    /// one more than the highest queue any of them names (0 for none). (A
+    /// rule over the device's own table counts its offset only: that table
+    /// follows the channel count.)
+    pub(crate) fn queues_needed(&self) -> u32 {
+        let by_rules = self.rules().iter().filter_map(|r| match r.rss {
+            Some(0) => Some(r.queue),
+            _ => self.highest_queue(r),
+        });
+        let by_contexts = (1..=MAX_RSS_CONTEXTS as u32)
+            .filter(|&c| self.has_context(c))
+            .filter_map(|c| {
+                self.contexts[c as usize - 1]
+                    .iter()
+                    .max()
+                    .map(|&q| u32::from(q))
+            });
+        by_rules
+            .chain(by_contexts)
+            .map(|q| q.saturating_add(1))
+            .max()
+            .unwrap_or(0)
     }
 
     /// A free rule slot below `MAX_RULES`, for `loc` = any (`RX_CLS_LOC_ANY`).

@@ -149,6 +149,43 @@ rss_spread() {
 	teardown_pair
 }
 
+# A rule naming an RSS context and a queue offset: its flows spread over the
+# context's table (queues 0-1) plus the offset (4), so land on queues 4-5.
+rss_context_rule() {
+	setup_pair || return 1
+	local ctx
+	ctx=$(ip netns exec peer ethtool -X dmnic1 context new equal 2 | awk '/New RSS context is/ { print $5 }')
+	[ -n "$ctx" ] || { echo "no RSS context created"; return 1; }
+	ip netns exec peer ethtool -x dmnic1 context "$ctx" | grep -qE '^ +0: +0 +1 +0 +1' ||
+		{ echo "context $ctx table not over queues 0-1"; return 1; }
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 5501 context "$ctx" action 4 || return 1
+	ip netns exec peer ethtool -n dmnic1 | grep -q "Action: Direct to RSS Context $ctx (queue base offset: 4)" ||
+		{ echo "rule's context and offset not listed"; return 1; }
+	queue_packets >/tmp/q0
+	local i
+	for i in 1 2 3 4 5 6; do
+		xfer_check 10.9.0.2 5501 $((1 * MIB)) $i >/dev/null || { echo "flow $i failed"; return 1; }
+	done
+	queue_packets >/tmp/q1
+	local inside outside
+	inside=$(paste /tmp/q0 /tmp/q1 | awk '$1 == 4 || $1 == 5 { t += $4 - $2 } END { print t + 0 }')
+	outside=$(paste /tmp/q0 /tmp/q1 | awk '$1 != 4 && $1 != 5 { t += $4 - $2 } END { print t + 0 }')
+	echo "packets on queues 4-5: $inside, elsewhere: $outside"
+	[ "$inside" -gt 100 ] && [ "$outside" -lt 20 ] || { echo "flows not on queues 4-5"; return 1; }
+	# The core keeps the context and queue 5 while the rule names them.
+	ip netns exec peer ethtool -X dmnic1 context "$ctx" delete 2>/dev/null &&
+		{ echo "context deleted under its rule"; return 1; }
+	ip netns exec peer ethtool -L dmnic1 combined 5 2>/dev/null && { echo "queue 5 deactivated under the rule"; return 1; }
+	# An offset past the last queue is refused.
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 5502 context "$ctx" action 15 2>/dev/null &&
+		{ echo "rule past the last queue accepted"; return 1; }
+	local loc
+	loc=$(ip netns exec peer ethtool -n dmnic1 | awk '/Filter:/ { print $2; exit }')
+	ip netns exec peer ethtool -N dmnic1 delete "$loc" || return 1
+	ip netns exec peer ethtool -X dmnic1 context "$ctx" delete || return 1
+	teardown_pair
+}
+
 # Bad requests fail with an error (and the ring message for -G).
 bad_ethtool() {
 	modprobe devmemnic || return 1
@@ -362,6 +399,7 @@ run_test nic/xfer-ipv4-mtu1500-split-off xfer_case 4 1500 off "$(tier 32 128)"
 run_test nic/veth-reference veth_reference
 run_test nic/ntuple-steers-flow ntuple
 run_test nic/rss-spreads-flows rss_spread
+run_test nic/rss-context-rule-offset rss_context_rule
 run_test nic/channels channels
 run_test nic/rings-resized-under-traffic rings
 devmem72_kernel && run_test nic/hds-thresh hds_thresh

@@ -205,6 +205,71 @@ fn context_rule_spreads_over_its_table(t: &mut Ctx) {
     check!(t, !s.set_context(1, &table));
 }
 
+fn rules_and_contexts_keep_their_queues(t: &mut Ctx) {
+    let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
+    check_eq!(t, s.queues_needed(), 0);
+    // A plain rule to queue 3 needs 4 queues.
+    check_eq!(t, s.insert(dport_rule(0, 80, 3)), Ok(()));
+    check_eq!(t, s.queues_needed(), 4);
+    // Context 2 over queues 0-1: the context alone needs 2; a rule with
+    // offset 4 over it reaches queue 5.
+    let mut table = [0u32; INDIR_SIZE];
+    for (i, e) in table.iter_mut().enumerate() {
+        *e = i as u32 % 2;
+    }
+    check!(t, s.set_context(2, &table));
+    let shifted = NtupleRule {
+        rss: Some(2),
+        ..dport_rule(1, 81, 4)
+    };
+    check_eq!(t, s.highest_queue(&shifted), Some(5));
+    check!(t, !s.context_in_use(2));
+    check_eq!(t, s.insert(shifted), Ok(()));
+    check_eq!(t, s.queues_needed(), 6);
+    check!(t, s.context_in_use(2) && !s.context_in_use(0));
+    // A missing context names no queue; an offset that overflows neither.
+    check_eq!(
+        t,
+        s.highest_queue(&NtupleRule {
+            rss: Some(9),
+            ..shifted
+        }),
+        None
+    );
+    check_eq!(
+        t,
+        s.highest_queue(&NtupleRule {
+            queue: u32::MAX,
+            ..shifted
+        }),
+        None
+    );
+    // Over the device's own table (which follows the channel count) a rule
+    // keeps its offset only.
+    check_eq!(
+        t,
+        s.highest_queue(&NtupleRule {
+            rss: Some(0),
+            ..shifted
+        }),
+        Some(11)
+    );
+    check!(t, s.remove(1));
+    check_eq!(
+        t,
+        s.insert(NtupleRule {
+            rss: Some(0),
+            ..shifted
+        }),
+        Ok(())
+    );
+    check_eq!(t, s.queues_needed(), 5);
+    check!(t, s.remove(1) && s.remove(0));
+    check_eq!(t, s.queues_needed(), 2);
+    check!(t, s.remove_context(2));
+    check_eq!(t, s.queues_needed(), 0);
+}
+
 fn hash_fields_choose_the_toeplitz_input(t: &mut Ctx) {
     let mut s = Steering::new(DEFAULT_RSS_KEY, 8);
     let k = v4_key([66, 9, 149, 187], [161, 142, 100, 80], 2794, 1766);
@@ -257,6 +322,7 @@ logic_suite!(
         rule_table_insert_replace_remove,
         first_matching_rule_wins,
         context_rule_spreads_over_its_table,
+        rules_and_contexts_keep_their_queues,
         hash_fields_choose_the_toeplitz_input,
     ]
 );
