@@ -16,8 +16,9 @@ use kernel::{prelude::*, sync::Mutex};
 /// # Invariants
 ///
 /// `ptr` always points to a live value from `KBox::into_raw`; a replaced value
-/// is freed only after a grace period (`synchronize_net()`), so a reader inside a read-side
-/// section never sees it freed. Writers serialise on `writer`.
+/// is freed only after a grace period (`synchronize_net()`), so a reader
+/// inside a read-side section never sees it freed. Writers serialise on
+/// `writer`.
 #[pin_data(PinnedDrop)]
 pub(crate) struct RcuBox<T: Send + Sync> {
     ptr: AtomicPtr<T>,

@@ -233,12 +233,20 @@ impl Steering {
         let base = match rule.rss {
             None => 0,
             Some(0) => self.indir.iter().max().copied()?,
-            Some(c) if self.has_context(c) => {
-                u32::from(*self.contexts[c as usize - 1].iter().max()?)
-            }
-            Some(_) => return None,
+            Some(c) => self.context_max(c)?,
         };
         base.checked_add(rule.queue)
+    }
+
+    /// The largest entry of additional RSS context `id`'s table, if it exists.
+    fn context_max(&self, id: u32) -> Option<u32> {
+        if id == 0 || !self.has_context(id) {
+            return None;
+        }
+        self.contexts[id as usize - 1]
+            .iter()
+            .max()
+            .map(|&q| u32::from(q))
     }
 
     /// How many queues the rules and the additional contexts need active:
@@ -250,14 +258,7 @@ impl Steering {
             Some(0) => Some(r.queue),
             _ => self.highest_queue(r),
         });
-        let by_contexts = (1..=MAX_RSS_CONTEXTS as u32)
-            .filter(|&c| self.has_context(c))
-            .filter_map(|c| {
-                self.contexts[c as usize - 1]
-                    .iter()
-                    .max()
-                    .map(|&q| u32::from(q))
-            });
+        let by_contexts = (1..=MAX_RSS_CONTEXTS as u32).filter_map(|c| self.context_max(c));
         by_rules
             .chain(by_contexts)
             .map(|q| q.saturating_add(1))
