@@ -16,6 +16,18 @@ struct device;
 struct kunit;
 struct page;
 
+/* Interrupt lines a virtual device raises itself (irq_lines.c). */
+struct dmn_irq_domain;
+struct dmn_irq_line;
+struct dmn_irq_domain *dmn_irq_domain_create(const char *name, unsigned int lines);
+void dmn_irq_domain_put(struct dmn_irq_domain *d);
+struct dmn_irq_line *dmn_irq_line_request(struct dmn_irq_domain *d, unsigned int hwirq,
+					  const char *name, void (*handler)(void *ctx), void *ctx);
+unsigned int dmn_irq_line_number(const struct dmn_irq_line *l);
+bool dmn_irq_line_raise(struct dmn_irq_line *l);
+void dmn_irq_line_free(struct dmn_irq_line *l);
+void dmn_irq_set_movable(unsigned int virq);
+
 /* Module parameters, as loaded; range checks are done in Rust at init. */
 unsigned int dmn_param_pairs(void);
 unsigned int dmn_param_queues(void);
@@ -88,7 +100,8 @@ int dmn_netdev_open_locked(struct net_device *dev);
 void dmn_netdev_close_locked(struct net_device *dev);
 void dmn_netdev_init_netmem_tx(struct net_device *dev);
 void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
-			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index);
+			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index,
+			 int irq);
 void dmn_napi_del_locked(struct napi_struct *napi);
 int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 unsigned int dmn_rxq_page_size(struct net_device *dev, unsigned int idx);
@@ -111,7 +124,7 @@ u8 dmn_rss_hash_top(void);
 
 /* NAPI. */
 void dmn_napi_del(struct napi_struct *napi);
-void dmn_napi_schedule(struct napi_struct *napi);
+bool dmn_napi_schedule(struct napi_struct *napi);
 struct net_device *dmn_napi_dev(struct napi_struct *napi);
 int dmn_napi_gro_receive(struct napi_struct *napi, struct sk_buff *skb);
 

@@ -68,6 +68,20 @@ pub(crate) trait NapiPoll: HasNapi<<Self as NapiPoll>::State> + Sized + Send + S
     /// Whether work is pending (checked after completing, to close the race with
     /// a producer that found NAPI still scheduled).
     fn has_work(&self) -> bool;
+
+    /// Runs after a poll completed (NAPI off; not when the core keeps it
+    /// scheduled, as `napi_defer_hard_irqs` does): where a NIC re-enables its
+    /// interrupt. The default polls again if work is pending.
+    fn completed(&self) {
+        if self.has_work() {
+            self.napi().schedule();
+        }
+    }
+
+    /// The IRQ the NAPI is reported with (netdev `napi-get`), if any.
+    fn irq(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// Locates the [`Napi<S>`] inside its owner.
@@ -177,6 +191,10 @@ impl<S> Napi<S> {
         {
             let _ctl = this.ctl.lock();
             if !this.added.load(Ordering::Relaxed) {
+                let irq = owner
+                    .irq()
+                    .and_then(|n| i32::try_from(n).ok())
+                    .unwrap_or(-1);
                 // SAFETY: `this` is the `HasNapi` field of the pinned `owner`, which is
                 // what the trampoline recovers from it; the field's drop deletes the
                 // NAPI before the owner's other fields go (`HasNapi` contract); the
@@ -189,6 +207,7 @@ impl<S> Napi<S> {
                         this.raw.get(),
                         Some(poll_trampoline::<O>),
                         index,
+                        irq,
                     )
                 };
                 this.added.store(true, Ordering::Relaxed);
@@ -250,12 +269,12 @@ impl<S> Napi<S> {
         self.enabled.store(false, Ordering::Relaxed);
     }
 
-    /// Schedules a poll if the context is enabled.
-    pub(crate) fn schedule(&self) {
-        if self.enabled.load(Ordering::Relaxed) {
-            // SAFETY: the NAPI is added; scheduling a disabled one is a no-op.
-            unsafe { bindings::dmn_napi_schedule(self.raw.get()) };
-        }
+    /// Schedules a poll if the context is enabled; returns whether this call
+    /// scheduled it (not: disabled, or already scheduled).
+    pub(crate) fn schedule(&self) -> bool {
+        // SAFETY: the NAPI is added; scheduling a disabled one is a no-op.
+        self.enabled.load(Ordering::Relaxed)
+            && unsafe { bindings::dmn_napi_schedule(self.raw.get()) }
     }
 
     /// Runs `f` on the state with polling stopped, then resumes (and reschedules) it.
@@ -275,8 +294,8 @@ impl<S> Napi<S> {
             // arrived meanwhile (producers could not schedule a disabled NAPI).
             unsafe {
                 bindings::dmn_napi_enable_locked(self.raw.get());
-                bindings::dmn_napi_schedule(self.raw.get());
-            }
+                bindings::dmn_napi_schedule(self.raw.get())
+            };
         }
         r
     }
@@ -327,10 +346,9 @@ unsafe extern "C" fn poll_trampoline<O: NapiPoll>(
     let state = unsafe { &mut *napi.state.get() };
     let done = owner.poll(&ctx, state, budget).clamp(0, budget);
     // SAFETY: we are the poll of `raw`; completing with less than the budget done
-    // hands the NAPI back, and rescheduling after that is allowed.
-    if done < budget && unsafe { bindings::napi_complete_done(raw, done) } && owner.has_work() {
-        // SAFETY: as above.
-        unsafe { bindings::dmn_napi_schedule(raw) };
+    // hands the NAPI back, and scheduling it again after that is allowed.
+    if done < budget && unsafe { bindings::napi_complete_done(raw, done) } {
+        owner.completed();
     }
     done
 }

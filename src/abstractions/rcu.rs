@@ -6,24 +6,49 @@
 //! changed rarely by ethtool. [`RcuBox`] publishes an immutable `KBox<T>`;
 //! readers borrow it inside an RCU read-side section; a writer swaps in a new
 //! box and frees the old one after a grace period.
+//!
+//! A writer does not wait for that grace period: it starts one, keeps the old
+//! value, and frees it at the next update (waiting only if that grace period
+//! has not ended yet) or when the box goes. An RSS key change under load then
+//! takes what the ethtool call costs, not a grace period (7.2 runs ethtool's
+//! RSS set without rtnl, so `synchronize_net()` would not even be expedited).
 
 use super::bindings;
 use core::sync::atomic::{AtomicPtr, Ordering};
 use kernel::{prelude::*, sync::Mutex};
+
+/// A value replaced by an update, and the grace period that must end before
+/// it is freed.
+struct Retired<T> {
+    value: KBox<T>,
+    /// A cookie from `start_poll_synchronize_rcu()`.
+    grace_period: kernel::ffi::c_ulong,
+}
+
+impl<T> Retired<T> {
+    /// Frees the value once its grace period has ended (waiting if needed).
+    fn free(self) {
+        // SAFETY: may sleep; callers are in process context (they hold the
+        // writer `Mutex` or drop the box). The cookie came from
+        // `start_poll_synchronize_rcu()`.
+        unsafe { bindings::cond_synchronize_rcu(self.grace_period) };
+        drop(self.value);
+    }
+}
 
 /// An RCU-published, replace-only value.
 ///
 /// # Invariants
 ///
 /// `ptr` always points to a live value from `KBox::into_raw`; a replaced value
-/// is freed only after a grace period (`synchronize_net()`), so a reader
-/// inside a read-side section never sees it freed. Writers serialise on
-/// `writer`.
+/// is kept in `writer`'s [`Retired`] and freed only after the grace period
+/// started when it was replaced, so a reader inside a read-side section never
+/// sees it freed. Writers serialise on `writer`.
 #[pin_data(PinnedDrop)]
 pub(crate) struct RcuBox<T: Send + Sync> {
     ptr: AtomicPtr<T>,
     #[pin]
-    writer: Mutex<()>,
+    writer: Mutex<Option<Retired<T>>>,
 }
 
 impl<T: Send + Sync> RcuBox<T> {
@@ -32,7 +57,7 @@ impl<T: Send + Sync> RcuBox<T> {
         // INVARIANT: a live boxed value.
         pin_init!(Self {
             ptr: AtomicPtr::new(KBox::into_raw(value)),
-            writer <- kernel::new_mutex!(()),
+            writer <- kernel::new_mutex!(None),
         })
     }
 
@@ -59,20 +84,26 @@ impl<T: Send + Sync> RcuBox<T> {
         f(unsafe { &*self.ptr.load(Ordering::Acquire) })
     }
 
-    /// Builds a new value from the current one and publishes it; may sleep.
+    /// Builds a new value from the current one and publishes it; may sleep
+    /// (only to free the value an earlier update replaced, if its grace period
+    /// is still running).
     pub(crate) fn update(&self, f: impl FnOnce(&T) -> Result<KBox<T>>) -> Result {
-        let _w = self.writer.lock();
+        let mut retired = self.writer.lock();
         let old = self.ptr.load(Ordering::Acquire);
         // SAFETY: only writers free values, and we are the only writer now.
         let new = f(unsafe { &*old })?;
         self.ptr.store(KBox::into_raw(new), Ordering::Release);
-        // SAFETY: may sleep (callers are in process context, as `Mutex` already
-        // requires); afterwards no reader can hold `old`. (Under rtnl, as
-        // ethtool calls are, the grace period is expedited: a key change under
-        // load then takes milliseconds, not a normal grace period's tens.)
-        unsafe { bindings::synchronize_net() };
-        // SAFETY: `old` came from `KBox::into_raw` and is no longer reachable.
-        drop(unsafe { KBox::from_raw(old) });
+        if let Some(r) = retired.take() {
+            r.free();
+        }
+        // INVARIANT: `old` is kept until the grace period starting now ends;
+        // readers that could have loaded it are inside that grace period.
+        *retired = Some(Retired {
+            // SAFETY: `old` came from `KBox::into_raw` and is no longer published.
+            value: unsafe { KBox::from_raw(old) },
+            // SAFETY: no precondition; starts a grace period if none is running.
+            grace_period: unsafe { bindings::start_poll_synchronize_rcu() },
+        });
         Ok(())
     }
 }
@@ -80,6 +111,9 @@ impl<T: Send + Sync> RcuBox<T> {
 #[pinned_drop]
 impl<T: Send + Sync> PinnedDrop for RcuBox<T> {
     fn drop(self: Pin<&mut Self>) {
+        if let Some(r) = self.writer.lock().take() {
+            r.free();
+        }
         // SAFETY: being dropped, the box has no readers left; the value came from
         // `KBox::into_raw` and is freed once, here.
         drop(unsafe { KBox::from_raw(self.ptr.load(Ordering::Relaxed)) });

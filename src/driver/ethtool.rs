@@ -226,7 +226,7 @@ impl EthtoolOps for Nic {
                 Napi::activate(q.as_ref(), dev, q.index);
                 // A sender that saw the old count may have queued a frame here
                 // after the queue stopped: poll it now rather than at the next frame.
-                q.napi.schedule();
+                q.kick();
             }
             for q in me
                 .rxqs
@@ -302,7 +302,7 @@ impl EthtoolOps for Nic {
             let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
             rule.loc = match loc {
                 Some(l) => l,
-                None => n.free_loc().ok_or(ENOSPC)?,
+                None => n.loc_for(&rule).ok_or(ENOSPC)?,
             };
             n.insert(rule).map_err(|InsertError::Full| ENOSPC)?;
             placed = rule.loc;

@@ -16,6 +16,7 @@ use crate::abstractions::{
     debugfs::DebugfsRoot,
     delay::msleep,
     delayed_call::{DelayedCall, DelayedCallback},
+    irq::{IrqDomain, IrqLine},
     netdev::{default_features, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
     page_pool::wait_for_provider_release,
     platform::PlatformDevice,
@@ -41,6 +42,8 @@ pub(crate) struct Side {
     #[pin]
     reaper: DelayedCall,
     pub(crate) rxqs: KVec<Pin<KBox<RxQueue>>>,
+    /// The RX queues' interrupt lines (each line keeps the domain alive).
+    _irqs: IrqDomain,
     pub(crate) txqs: KVec<TxStats>,
     #[pin]
     pub(crate) steering: RcuBox<Steering>,
@@ -165,17 +168,26 @@ impl NicPriv {
     }
 }
 
-fn new_side(parent: PlatformDevice, queues: u32) -> Result<impl PinInit<Side, Error>> {
+/// Side `devnum` (of `dmnic{devnum}`) with `queues` queues.
+fn new_side(parent: PlatformDevice, devnum: u32, queues: u32) -> Result<impl PinInit<Side, Error>> {
+    let irqs = IrqDomain::new(
+        &CString::try_from_fmt(format_args!("dmnic{devnum}"))?,
+        queues,
+    )?;
     let mut rxqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
     let mut txqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
     for i in 0..queues {
-        rxqs.push(KBox::pin_init(RxQueue::new(i)?, GFP_KERNEL)?, GFP_KERNEL)?;
+        let q = KBox::pin_init(RxQueue::new(i)?, GFP_KERNEL)?;
+        let name = CString::try_from_fmt(format_args!("dmnic{devnum}-rx-{i}"))?;
+        IrqLine::request(q.as_ref(), &irqs, i, &name)?;
+        rxqs.push(q, GFP_KERNEL)?;
         txqs.push(TxStats::default(), GFP_KERNEL)?;
     }
     let steering = KBox::new(Steering::new(DEFAULT_RSS_KEY, queues), GFP_KERNEL)?;
     Ok(try_pin_init!(Side {
         reaper <- DelayedCall::new(),
         rxqs,
+        _irqs: irqs,
         txqs,
         steering <- RcuBox::new(steering),
         header_split: AtomicBool::new(SPLIT_DEFAULT),
@@ -205,8 +217,8 @@ impl Pair {
         let [p0, p1] = parents;
         let pair = Arc::pin_init(
             try_pin_init!(PairState {
-                side0 <- new_side(p0, queues)?,
-                side1 <- new_side(p1, queues)?,
+                side0 <- new_side(p0, 2 * n, queues)?,
+                side1 <- new_side(p1, 2 * n + 1, queues)?,
             }? Error),
             GFP_KERNEL,
         )?;

@@ -29,6 +29,7 @@ pub(crate) fn start_all(dev: &NetDev, data: &NicPriv) -> Result {
         let mem = QueueMem::new(dev, q, split, &current_config(dev, q.index))?;
         me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
         Napi::activate(q.as_ref(), dev, q.index);
+        q.kick();
     }
     Ok(())
 }
@@ -113,7 +114,7 @@ impl QueueMgmt for Nic {
             me.retire(q.napi.with_state(|st, off| st.install(m, off)));
         }
         q.napi.enable(dev, idx);
-        q.napi.schedule();
+        q.kick();
         Ok(())
     }
 

@@ -12,6 +12,7 @@
 use super::stats::Counter;
 use crate::abstractions::{
     dma::{device_write_with, DmaDev},
+    irq::{IrqHandler, IrqLine},
     module_ref::ModuleRef,
     napi::{Napi, NapiCtx, NapiOff, NapiPoll},
     netdev::NetDev,
@@ -61,6 +62,11 @@ pub(crate) struct RxQueue {
     /// the poll uses go.
     #[pin]
     pub(crate) napi: Napi<RxState>,
+    /// The queue's interrupt: raised by the sender when a frame lands on an
+    /// idle ring, masked until the poll that follows completes. Raised only
+    /// while the queue is active (a running device's sender, the queue's own
+    /// poll), so never while the queue is being dropped.
+    pub(crate) irq: IrqLine,
     pub(crate) ring: SkbRing,
     pub(crate) stats: RxStats,
     pub(crate) index: u32,
@@ -77,12 +83,25 @@ pub(crate) struct RxQueue {
 }
 
 crate::impl_has_napi!(RxQueue, napi);
+crate::impl_has_irq_line!(RxQueue, irq);
+
+impl IrqHandler for RxQueue {
+    fn handle_irq(&self) {
+        // NAPI scheduled: its completion unmasks. Not scheduled (the queue is
+        // stopped, or the core holds NAPI disabled for a moment): unmask now, or
+        // frames arriving after the queue restarts would never raise the line.
+        if !self.napi.schedule() {
+            self.irq.unmask();
+        }
+    }
+}
 
 impl RxQueue {
     pub(crate) fn new(index: u32) -> Result<impl PinInit<Self, Error>> {
         let ring = SkbRing::new(RING_SIZE)?;
         Ok(try_pin_init!(Self {
             napi <- Napi::new(RxState::new()),
+            irq: IrqLine::new(),
             ring,
             stats: RxStats::default(),
             index,
@@ -90,6 +109,15 @@ impl RxQueue {
             hds_thresh: AtomicU32::new(0),
             binding_ref <- kernel::new_mutex!(None),
         }? Error))
+    }
+
+    /// Polls the queue once, on the CPU of its interrupt, as a NIC raises a
+    /// queue's vector when it is (re)enabled: the poll takes what is on the
+    /// ring and unmasks the line (a raise while the queue was stopped left it
+    /// masked).
+    pub(crate) fn kick(&self) {
+        self.irq.unmask();
+        self.irq.trigger();
     }
 
     /// The header-split threshold.
@@ -306,6 +334,19 @@ impl NapiPoll for RxQueue {
 
     fn has_work(&self) -> bool {
         !self.ring.is_empty()
+    }
+
+    fn completed(&self) {
+        // A NIC re-enables the queue's interrupt here; frames that landed since
+        // the poll's last look raise it at once.
+        self.irq.unmask();
+        if self.has_work() {
+            self.irq.trigger();
+        }
+    }
+
+    fn irq(&self) -> Option<u32> {
+        self.irq.number()
     }
 }
 

@@ -91,7 +91,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
                 stats.gso_bytes.add(len);
                 stats.gso_wire_packets.add(u64::from(segments));
             }
-            q.napi.schedule();
+            q.irq.trigger();
             TxOutcome::Done
         }
         Err(skb) => {
@@ -99,7 +99,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
             dev.txq_stop(txq);
             q.sender_stopped.store(true, Ordering::SeqCst);
             stats.stops.add(1);
-            q.napi.schedule();
+            q.irq.trigger();
             if q.ring.len_hint() < limit.min(q.ring.size()) {
                 dev.txq_wake(txq);
             }

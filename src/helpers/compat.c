@@ -17,10 +17,14 @@
  *                         settings per index across channel changes (7.2)
  *   DMN_SYSTEM_PERCPU_WQ  schedule_work() queues on system_percpu_wq (7.2),
  *                         not system_wq
+ *   DMN_IRQ_MOVE_PCNTXT   an IRQ moves its affinity from its next interrupt
+ *                         unless flagged IRQ_MOVE_PCNTXT (6.12); 7.2 dropped
+ *                         the flag and moves it at once
  *
  * Nothing above the abstraction layer sees these.
  */
 #include <linux/ethtool.h>
+#include <linux/irq.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -120,18 +124,24 @@ void dmn_netdev_init_netmem_tx(struct net_device *dev)
  * an index beyond the device's config array gets a plain NAPI.
  */
 void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
-			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index)
+			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index,
+			 int irq)
 {
 #ifdef DMN_NAPI_CONFIG
-	if (index < max(dev->num_rx_queues, dev->num_tx_queues)) {
+	if (index < max(dev->num_rx_queues, dev->num_tx_queues))
 		netif_napi_add_config_locked(dev, napi, poll, index);
-		return;
-	}
-#endif
-#ifdef DMN_OPS_LOCK
+	else
+		netif_napi_add_weight_locked(dev, napi, poll, NAPI_POLL_WEIGHT);
+#elif defined(DMN_OPS_LOCK)
 	netif_napi_add_weight_locked(dev, napi, poll, NAPI_POLL_WEIGHT);
 #else
 	netif_napi_add(dev, napi, poll);
+#endif
+	/* The IRQ the NAPI is reported with (netdev napi-get); -1: none. */
+#ifdef DMN_OPS_LOCK
+	netif_napi_set_irq_locked(napi, irq);
+#else
+	netif_napi_set_irq(napi, irq);
 #endif
 }
 
@@ -254,3 +264,14 @@ free_new:
 	return err;
 }
 #endif
+
+/*
+ * Lets an IRQ of devmemnic's own domain move when its affinity is written
+ * (process context), rather than at its next interrupt.
+ */
+void dmn_irq_set_movable(unsigned int virq)
+{
+#ifdef DMN_IRQ_MOVE_PCNTXT
+	irq_set_status_flags(virq, IRQ_MOVE_PCNTXT);
+#endif
+}

@@ -235,9 +235,9 @@ void dmn_napi_del(struct napi_struct *napi)
 	netif_napi_del(napi);
 }
 
-void dmn_napi_schedule(struct napi_struct *napi)
+bool dmn_napi_schedule(struct napi_struct *napi)
 {
-	napi_schedule(napi);
+	return napi_schedule(napi);
 }
 
 struct net_device *dmn_napi_dev(struct napi_struct *napi)

@@ -76,6 +76,21 @@ impl NtupleRule {
             && (k.sport & self.sport_mask) == (self.sport & self.sport_mask)
             && (k.dport & self.dport_mask) == (self.dport & self.dport_mask)
     }
+
+    /// Whether `other` matches exactly the flows this rule matches (same
+    /// protocol, masks and masked values), whatever either does with them.
+    pub(crate) fn same_match(&self, other: &NtupleRule) -> bool {
+        self.ipv6 == other.ipv6
+            && self.udp == other.udp
+            && self.src_mask == other.src_mask
+            && self.dst_mask == other.dst_mask
+            && self.sport_mask == other.sport_mask
+            && self.dport_mask == other.dport_mask
+            && masked_eq(&self.src, &other.src, &self.src_mask)
+            && masked_eq(&self.dst, &other.dst, &self.dst_mask)
+            && (self.sport & self.sport_mask) == (other.sport & other.sport_mask)
+            && (self.dport & self.dport_mask) == (other.dport & other.dport_mask)
+    }
 }
 
 /// A receiving device's steering configuration.
@@ -269,6 +284,17 @@ impl Steering {
     /// A free rule slot below `MAX_RULES`, for `loc` = any (`RX_CLS_LOC_ANY`).
     pub(crate) fn free_loc(&self) -> Option<u32> {
         (0..MAX_RULES as u32).find(|l| !self.rules().iter().any(|r| r.loc == *l))
+    }
+
+    /// Where a rule inserted at `loc` = any goes: the slot of a rule that
+    /// matches the same flows (which it replaces: two such rules could never
+    /// both apply), else a free slot.
+    pub(crate) fn loc_for(&self, rule: &NtupleRule) -> Option<u32> {
+        self.rules()
+            .iter()
+            .find(|r| r.same_match(rule))
+            .map(|r| r.loc)
+            .or_else(|| self.free_loc())
     }
 
     /// Chooses the RX queue for a flow among `active` queues.

@@ -187,6 +187,50 @@ rss_context_rule() {
 }
 
 # Bad requests fail with an error (and the ring message for -G).
+# Per-CPU counts of interrupt line $1 ("cpu0 cpu1 ..." from /proc/interrupts).
+irq_counts() {
+	awk -v n="$1" '$NF == n { for (i = 2; i < NF - 2; i++) printf "%s ", $i; print "" }' /proc/interrupts
+}
+
+# Each RX queue has its own interrupt line, raised on the CPU of its affinity
+# (which is writable and spread by default), and masked while NAPI polls: a
+# flow steered to queue 5 raises dmnic1-rx-5 on the CPU it is pinned to, at
+# most once per frame.
+queue_irqs() {
+	setup_pair || return 1
+	local lines
+	lines=$(grep -c ' dmnic1-rx-[0-9]*$' /proc/interrupts)
+	[ "$lines" = 16 ] || { echo "want 16 lines for dmnic1, got $lines"; return 1; }
+	local irq0 irq1
+	irq0=$(awk '$NF == "dmnic1-rx-0" { sub(":", "", $1); print $1 }' /proc/interrupts)
+	irq1=$(awk '$NF == "dmnic1-rx-1" { sub(":", "", $1); print $1 }' /proc/interrupts)
+	[ "$(cat /proc/irq/$irq0/effective_affinity_list)" = 0 ] || { echo "rx-0 not on CPU 0"; return 1; }
+	[ "$(cat /proc/irq/$irq1/effective_affinity_list)" = 1 ] || { echo "rx-1 not on CPU 1 (not spread)"; return 1; }
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 5311 action 5 || return 1
+	local irq5 cpu before after p0 p1 c b a
+	irq5=$(awk '$NF == "dmnic1-rx-5" { sub(":", "", $1); print $1 }' /proc/interrupts)
+	for cpu in 1 0; do
+		echo $((1 << cpu)) >/proc/irq/$irq5/smp_affinity || { echo "affinity not writable"; return 1; }
+		[ "$(cat /proc/irq/$irq5/effective_affinity_list)" = $cpu ] || { echo "effective affinity not CPU $cpu"; return 1; }
+		before=($(irq_counts dmnic1-rx-5))
+		p0=$(queue_packets | awk '$1 == 5 { print $2 }')
+		xfer_check 10.9.0.2 5311 $((8 * MIB)) $cpu >/dev/null || return 1
+		after=($(irq_counts dmnic1-rx-5))
+		p1=$(queue_packets | awk '$1 == 5 { print $2 }')
+		echo "CPU $cpu: interrupts ${before[*]} -> ${after[*]}, queue 5 frames $p0 -> $p1"
+		for c in 0 1; do
+			b=${before[$c]} a=${after[$c]}
+			if [ $c = $cpu ]; then
+				[ "$a" -gt "$b" ] || { echo "no interrupt on CPU $cpu"; return 1; }
+				[ $((a - b)) -le $((p1 - p0)) ] || { echo "more interrupts than frames"; return 1; }
+			else
+				[ "$a" = "$b" ] || { echo "interrupt on CPU $c, affinity CPU $cpu"; return 1; }
+			fi
+		done
+	done
+	teardown_pair
+}
+
 bad_ethtool() {
 	modprobe devmemnic || return 1
 	local out
@@ -403,6 +447,7 @@ run_test nic/rss-context-rule-offset rss_context_rule
 run_test nic/channels channels
 run_test nic/rings-resized-under-traffic rings
 devmem72_kernel && run_test nic/hds-thresh hds_thresh
+run_test nic/queue-irqs queue_irqs
 run_test nic/bad-ethtool-requests bad_ethtool
 run_test nic/malformed-frames-counted malformed_frames
 run_test nic/rmmod-while-busy unload_busy

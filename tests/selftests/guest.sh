@@ -31,7 +31,12 @@ while read -r name; do
 	[ -n "${SELFTESTS_ONLY:-}" ] && [[ $name != $SELFTESTS_ONLY ]] && continue
 	# The endpoint reaches the netkit tests' container prefix through us
 	# (upstream's README: the DUT must be reachable at LOCAL_PREFIX_V6).
-	if ! setup_pair || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1; then
+	# keep_addr_on_down: tests that take the link down and up (rss_ctx.py's
+	# persist cases) expect the addresses back, as a host's network manager
+	# restores them; the kernel's default flushes IPv6 addresses on down.
+	if ! setup_pair || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
+		! sysctl -qw net.ipv6.conf.dmnic0.keep_addr_on_down=1 ||
+		! ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1; then
 		echo "DMN-SELFTEST-SETUP $name FAIL"
 		rc=1
 		teardown_pair
