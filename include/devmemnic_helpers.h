@@ -24,7 +24,7 @@ void dmn_irq_domain_put(struct dmn_irq_domain *d);
 struct dmn_irq_line *dmn_irq_line_request(struct dmn_irq_domain *d, unsigned int hwirq,
 					  const char *name, void (*handler)(void *ctx), void *ctx);
 unsigned int dmn_irq_line_number(const struct dmn_irq_line *l);
-bool dmn_irq_line_raise(struct dmn_irq_line *l);
+void dmn_irq_line_raise(struct dmn_irq_line *l);
 void dmn_irq_line_free(struct dmn_irq_line *l);
 void dmn_irq_set_movable(unsigned int virq);
 

@@ -38,7 +38,8 @@ struct dmn_irq_line {
 	call_single_data_t csd;
 	struct dmn_irq_domain *domain;
 	unsigned int irq;
-	/* 1 from raising until the IPI's function has run. */
+	/* Raises not yet handled: nonzero from a raise until the IPI's function
+	 * has run the handler after the last of them. */
 	atomic_t in_flight;
 	char *name;
 	void (*handler)(void *ctx);
@@ -126,14 +127,21 @@ static irqreturn_t dmn_irq_line_action(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* The raising IPI, in hardirq context on the target CPU (or, for the local
- * CPU, called directly with interrupts off). */
+/*
+ * The raising IPI, in hardirq context on the target CPU (or, for the local
+ * CPU, called directly with interrupts off). Raises that came while the
+ * handler ran get another run: the handler may have looked before their event
+ * (a NAPI still disabled, say), and they did not send an IPI of their own.
+ */
 static void dmn_irq_line_ipi(void *data)
 {
 	struct dmn_irq_line *l = data;
+	int seen;
 
-	generic_handle_irq_safe(l->irq);
-	atomic_set_release(&l->in_flight, 0);
+	do {
+		seen = atomic_read(&l->in_flight);
+		generic_handle_irq_safe(l->irq);
+	} while (atomic_sub_return_release(seen, &l->in_flight) > 0);
 }
 
 struct dmn_irq_line *dmn_irq_line_request(struct dmn_irq_domain *d, unsigned int hwirq,
@@ -182,26 +190,28 @@ unsigned int dmn_irq_line_number(const struct dmn_irq_line *l)
 
 /*
  * Raises the line on the CPU of its effective affinity (this CPU if that one
- * is offline). Returns false if a raise is still in flight: that one will
- * run the handler. Any context.
+ * is offline): the handler runs after this call, once for any number of
+ * raises while one is in flight. Any context.
  */
-bool dmn_irq_line_raise(struct dmn_irq_line *l)
+void dmn_irq_line_raise(struct dmn_irq_line *l)
 {
 	const struct cpumask *eff;
 	unsigned int cpu;
 
-	if (atomic_cmpxchg_acquire(&l->in_flight, 0, 1) != 0)
-		return false;
+	if (atomic_inc_return_acquire(&l->in_flight) != 1)
+		return;
 	eff = irq_data_get_effective_affinity_mask(irq_get_irq_data(l->irq));
 	cpu = cpumask_first_and(eff, cpu_online_mask);
 	if (cpu >= nr_cpu_ids)
 		cpu = raw_smp_processor_id();
 	if (smp_call_function_single_async(cpu, &l->csd)) {
 		/* The target went offline between the check and the call. */
-		atomic_set_release(&l->in_flight, 0);
-		generic_handle_irq_safe(l->irq);
+		unsigned long flags;
+
+		local_irq_save(flags);
+		dmn_irq_line_ipi(l);
+		local_irq_restore(flags);
 	}
-	return true;
 }
 
 /* Waits for a raise in flight, frees the IRQ and the line. Process context. */

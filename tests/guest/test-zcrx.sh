@@ -66,10 +66,12 @@ zcrx_receiver_killed() {
 	ip netns exec peer iou-zcrx -6 -s -p "$port" -i dmnic1 -q "$q" >/tmp/zk.srv 2>&1 &
 	spid=$!
 	wait_listen "$port" || return 1
+	# (Counted before the clients start: a stream can end before a
+	# stat_of, each an exec under TCG, returns.)
+	b0=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
 	# Many clients' worth: the client sends 2 MiB, the server waits 5 s.
 	(while :; do iou-zcrx -6 -c -h fd00::2 -p "$port" -l 12840 || break; done) >/dev/null 2>&1 &
 	cpid=$!
-	b0=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
 	for n in $(seq 1 100); do
 		[ "$(stat_of dmnic1 "rx${q}_devmem_packets" peer)" -gt "$b0" ] && break
 		sleep 0.05
