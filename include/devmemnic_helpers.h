@@ -3,8 +3,8 @@
  * C helpers linked into devmemnic.ko (src/helpers/): thin wrappers of static
  * inline functions and macros that bindgen cannot call (wrappers.c), what
  * differs between 6.12 and 7.2 (compat.c), page-pool internals, the deferred
- * skb flush, module references, parameters, the debugfs knob and delayed
- * calls.
+ * skb flush, module references, parameters, the debugfs knob, delayed
+ * calls and the queues' interrupt lines (irq_lines.c).
  */
 #ifndef DEVMEMNIC_HELPERS_H
 #define DEVMEMNIC_HELPERS_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The abstraction layer: safe Rust APIs over the kernel's C networking,
-//! platform, DMA, page pool and KUnit interfaces.
+//! platform, DMA, page pool, IRQ and KUnit interfaces.
 //!
 //! Every `unsafe` block, every binding and every difference between the
 //! kernels devmemnic builds against (6.12 LTS and 7.2) lives here and in the C
