@@ -31,6 +31,8 @@ void dmn_irq_set_movable(unsigned int virq);
 /* Module parameters, as loaded; range checks are done in Rust at init. */
 unsigned int dmn_param_pairs(void);
 unsigned int dmn_param_queues(void);
+unsigned int dmn_param_max_queues(void);
+bool dmn_param_rss_queue_offset(void);
 
 /* KUnit: fail @test with a message given as Rust `fmt::Arguments` (%pA). */
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args);

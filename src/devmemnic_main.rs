@@ -16,7 +16,7 @@ mod logic;
 mod tests;
 
 use abstractions::{debugfs::DebugfsRoot, params};
-use driver::pair::Pair;
+use driver::pair::{Pair, PairShape};
 use kernel::{prelude::*, sync::Arc};
 
 kernel_module! {
@@ -33,13 +33,13 @@ pub(crate) const MODULE_NAME: &core::ffi::CStr = c"devmemnic";
 
 /// Most device pairs one load creates.
 const MAX_PAIRS: u32 = 16;
-/// Most RX/TX queues per device.
-const MAX_QUEUES: u32 = 64;
+/// Most RX/TX queues per device (RSS context tables name queues in bytes).
+const MAX_QUEUES: u32 = 128;
 
 /// Module parameters, validated.
 struct Params {
     pairs: u32,
-    queues: u32,
+    shape: PairShape,
 }
 
 impl Params {
@@ -53,7 +53,28 @@ impl Params {
             pr_err!("queues={} is out of range 1..={}\n", queues, MAX_QUEUES);
             return Err(EINVAL);
         }
-        Ok(Self { pairs, queues })
+        let max_queues = match params::max_queues() {
+            0 => queues,
+            n => n,
+        };
+        if !(queues..=MAX_QUEUES).contains(&max_queues) {
+            pr_err!(
+                "max_queues={} is out of range {}..={} (queues={})\n",
+                max_queues,
+                queues,
+                MAX_QUEUES,
+                queues
+            );
+            return Err(EINVAL);
+        }
+        Ok(Self {
+            pairs,
+            shape: PairShape {
+                queues,
+                max_queues,
+                rss_queue_offset: params::rss_queue_offset(),
+            },
+        })
     }
 }
 
@@ -70,17 +91,18 @@ impl kernel::Module for Devmemnic {
         let mut pairs = KVec::with_capacity(params.pairs as usize, GFP_KERNEL)?;
         for n in 0..params.pairs {
             // On error, `pairs` drops and tears down what was created.
-            let pair = Pair::new(n, params.queues, Some(&debugfs)).inspect_err(|e| {
+            let pair = Pair::new(n, &params.shape, Some(&debugfs)).inspect_err(|e| {
                 pr_err!("creating pair {} failed: {:?}\n", n, e);
             })?;
             pairs.push(pair, GFP_KERNEL)?;
         }
         drop::<Arc<DebugfsRoot>>(debugfs);
         pr_info!(
-            "{} pairs (dmnic0..dmnic{}), {} queues per device, parents devmemnic.0..devmemnic.{}\n",
+            "{} pairs (dmnic0..dmnic{}), {} of {} queues per device in use, parents devmemnic.0..devmemnic.{}\n",
             params.pairs,
             params.pairs * 2 - 1,
-            params.queues,
+            params.shape.queues,
+            params.shape.max_queues,
             params.pairs * 2 - 1
         );
         Ok(Self { pairs })

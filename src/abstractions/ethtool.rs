@@ -13,7 +13,7 @@
 use super::{
     bindings,
     errno::{emsgsize, eopnotsupp},
-    netdev::{priv_of, NetDev},
+    netdev::{priv_of, NetDev, NetDevConfig},
     netdev_ops::NetDevOps,
 };
 use core::marker::PhantomData;
@@ -1061,8 +1061,8 @@ pub(super) const fn build<T: EthtoolOps>() -> &'static bindings::ethtool_ops {
 /// The core reads them from C bitfields, which a constant table cannot set
 /// (bindgen's bitfield setters are not `const fn`); each device carries its
 /// own copy (see `Vtables::install`).
-pub(super) fn set_caps<T: EthtoolOps>(ops: &mut bindings::ethtool_ops) {
-    if T::HAS_SET_RSS_CONTEXT {
+pub(super) fn set_caps<T: EthtoolOps>(ops: &mut bindings::ethtool_ops, cfg: &NetDevConfig<'_>) {
+    if T::HAS_SET_RSS_CONTEXT && cfg.rss_rxnfc_adds {
         // Rules may add a queue offset to their context's table entry
         // (`context C action N`).
         ops.set_cap_rss_rxnfc_adds(1);

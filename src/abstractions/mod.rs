@@ -10,6 +10,7 @@
 //! reads. Nothing here imports the driver (`crate::driver`) or its logic.
 
 pub(crate) mod bindings;
+pub(crate) mod boxed;
 pub(crate) mod debugfs;
 pub(crate) mod delay;
 pub(crate) mod delayed_call;

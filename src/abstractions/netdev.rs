@@ -297,6 +297,9 @@ pub(crate) struct NetDevConfig<'a> {
     pub(crate) tx_queues: u32,
     /// RX queues allocated.
     pub(crate) rx_queues: u32,
+    /// TX and RX queues in use at registration (`real_num_*_queues`): at
+    /// least 1, at most the allocated counts.
+    pub(crate) active_queues: u32,
     /// Smallest MTU accepted.
     pub(crate) min_mtu: u32,
     /// Largest MTU accepted.
@@ -306,6 +309,10 @@ pub(crate) struct NetDevConfig<'a> {
     /// Whether the device sends from device memory (devmem TX: it reads
     /// net_iov frags by bus address), on kernels that have devmem TX.
     pub(crate) devmem_tx: bool,
+    /// Whether ntuple rules naming an RSS context add their queue to the
+    /// table's entry (`cap_rss_rxnfc_adds`; else the core refuses a nonzero
+    /// queue in such a rule).
+    pub(crate) rss_rxnfc_adds: bool,
 }
 
 /// An allocated (and maybe registered) net device; unregistered and freed on drop.
@@ -343,7 +350,11 @@ impl<T: NetDevOps> NetDevAlloc<T> {
         data: Arc<T::Priv>,
     ) -> Result<Self> {
         let priv_size = i32::try_from(core::mem::size_of::<DevPriv>()).map_err(|_| EINVAL)?;
-        let ethtool_ops = vtables.ethtool_copy()?;
+        let active = cfg.active_queues;
+        if active == 0 || active > cfg.tx_queues || active > cfg.rx_queues {
+            return Err(EINVAL);
+        }
+        let ethtool_ops = vtables.ethtool_copy(cfg)?;
         // SAFETY: `name` is NUL-terminated and copied by the call; `ether_setup` is the
         // core's own setup function.
         let raw = unsafe {
@@ -357,6 +368,14 @@ impl<T: NetDevOps> NetDevAlloc<T> {
             )
         };
         let ptr = NonNull::new(raw).ok_or(ENOMEM)?;
+        // SAFETY: `raw` is allocated with at least `active` queues each way
+        // (checked above) and not registered, so no lock is needed.
+        let set = unsafe { bindings::netif_set_real_num_queues(raw, active, active) };
+        if let Err(e) = to_result(set) {
+            // SAFETY: allocated above, never registered, private area unused.
+            unsafe { bindings::free_netdev(raw) };
+            return Err(e);
+        }
         let data = Arc::into_raw(data).cast::<c_void>();
         // SAFETY: `raw` is a fresh device with a private area of `priv_size` bytes;
         // nothing else sees it before registration. The tables are `T`'s (the

@@ -189,7 +189,7 @@ pub(crate) struct Vtables<T: NetDevOps> {
     netdev: &'static bindings::net_device_ops,
     ethtool: Option<&'static bindings::ethtool_ops>,
     /// Sets the capability bits in a device's copy of `ethtool`.
-    ethtool_caps: fn(&mut bindings::ethtool_ops),
+    ethtool_caps: fn(&mut bindings::ethtool_ops, &super::netdev::NetDevConfig<'_>),
     stat: Option<&'static bindings::netdev_stat_ops>,
     queue_mgmt: Option<&'static bindings::netdev_queue_mgmt_ops>,
     _t: PhantomData<T>,
@@ -202,7 +202,7 @@ impl<T: NetDevOps> Vtables<T> {
         Self {
             netdev: OpsTable::<T>::build(),
             ethtool: None,
-            ethtool_caps: |_| {},
+            ethtool_caps: |_, _| {},
             stat: None,
             queue_mgmt: None,
             _t: PhantomData,
@@ -238,13 +238,16 @@ impl<T: NetDevOps> Vtables<T> {
         self
     }
 
-    /// A device's own copy of the `ethtool_ops`, capability bits set.
-    pub(super) fn ethtool_copy(&self) -> Result<Option<KBox<bindings::ethtool_ops>>> {
+    /// A device's own copy of the `ethtool_ops`, capability bits set for `cfg`.
+    pub(super) fn ethtool_copy(
+        &self,
+        cfg: &super::netdev::NetDevConfig<'_>,
+    ) -> Result<Option<KBox<bindings::ethtool_ops>>> {
         let Some(ops) = self.ethtool else {
             return Ok(None);
         };
         let mut copy = KBox::new(*ops, GFP_KERNEL)?;
-        (self.ethtool_caps)(&mut copy);
+        (self.ethtool_caps)(&mut copy, cfg);
         Ok(Some(copy))
     }
 

@@ -11,6 +11,7 @@ use super::{
     stats::{RX_STATS, RX_STAT_NAMES, TX_STATS, TX_STAT_NAMES},
 };
 use crate::abstractions::{
+    boxed::box_copy,
     errno::eopnotsupp,
     ethtool::{Channels, EthtoolOps, Extack, FlowRule, HashFields, HashedFlow, RingParams},
     napi::Napi,
@@ -212,9 +213,7 @@ impl EthtoolOps for Nic {
         } else {
             // (Allocating: outside the RCU read side; the ops locks keep other
             // writers out.)
-            let mut n = me
-                .steering
-                .read_sleepable(|s| KBox::new(s.clone(), GFP_KERNEL))?;
+            let mut n = me.steering.read_sleepable(|s| box_copy(s, GFP_KERNEL))?;
             n.spread(rx);
             Some(n)
         };
@@ -269,7 +268,7 @@ impl EthtoolOps for Nic {
             }
         }
         data.me().steering.update(|s| {
-            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            let mut n = box_copy(s, GFP_KERNEL)?;
             if let Some(k) = key {
                 n.key.iter_mut().zip(k).for_each(|(d, v)| *d = *v);
             }
@@ -299,7 +298,7 @@ impl EthtoolOps for Nic {
                 Some(q) if q < active => {}
                 _ => return Err(EINVAL),
             }
-            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            let mut n = box_copy(s, GFP_KERNEL)?;
             rule.loc = match loc {
                 Some(l) => l,
                 None => n.loc_for(&rule).ok_or(ENOSPC)?,
@@ -352,7 +351,7 @@ impl EthtoolOps for Nic {
             return Err(eopnotsupp());
         };
         data.me().steering.update(|s| {
-            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            let mut n = box_copy(s, GFP_KERNEL)?;
             n.hash_fields[hash_class(ipv6, udp)] = bits;
             Ok(n)
         })
@@ -380,7 +379,7 @@ impl EthtoolOps for Nic {
         // (Lengths checked above; a zip copy has no panic path.)
         table.iter_mut().zip(indir).for_each(|(d, v)| *d = *v);
         data.me().steering.update(|s| {
-            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            let mut n = box_copy(s, GFP_KERNEL)?;
             if !n.set_context(id, &table) {
                 extack.msg(c_str!("no such RSS context"));
                 return Err(EINVAL);
@@ -396,7 +395,7 @@ impl EthtoolOps for Nic {
             if s.context_in_use(id) {
                 return Err(EBUSY);
             }
-            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            let mut n = box_copy(s, GFP_KERNEL)?;
             if !n.remove_context(id) {
                 return Err(ENOENT);
             }
@@ -406,7 +405,7 @@ impl EthtoolOps for Nic {
 
     fn delete_rule(_dev: &NetDev, data: &NicPriv, loc: u32) -> Result {
         data.me().steering.update(|s| {
-            let mut n = KBox::new(s.clone(), GFP_KERNEL)?;
+            let mut n = box_copy(s, GFP_KERNEL)?;
             if !n.remove(loc) {
                 return Err(ENOENT);
             }

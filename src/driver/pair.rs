@@ -13,6 +13,7 @@ use super::{
     tx::TxStats,
 };
 use crate::abstractions::{
+    boxed::box_copy,
     debugfs::DebugfsRoot,
     delay::msleep,
     delayed_call::{DelayedCall, DelayedCallback},
@@ -168,22 +169,39 @@ impl NicPriv {
     }
 }
 
-/// Side `devnum` (of `dmnic{devnum}`) with `queues` queues.
-fn new_side(parent: PlatformDevice, devnum: u32, queues: u32) -> Result<impl PinInit<Side, Error>> {
-    let irqs = IrqDomain::new(
-        &CString::try_from_fmt(format_args!("dmnic{devnum}"))?,
-        queues,
-    )?;
-    let mut rxqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
-    let mut txqs = KVec::with_capacity(queues as usize, GFP_KERNEL)?;
-    for i in 0..queues {
+/// How many queues each device of a pair has and uses, and how its RSS-context
+/// rules pick a queue.
+pub(crate) struct PairShape {
+    /// Queues in use at creation (`ethtool -l`'s current combined count).
+    pub(crate) queues: u32,
+    /// Queues each device has (`ethtool -l`'s maximum): at least `queues`.
+    pub(crate) max_queues: u32,
+    /// Whether rules naming an RSS context add their queue to the table's
+    /// entry (`context C action N`), as sfc does; bnxt, mlx5, gve and fbnic
+    /// refuse such rules.
+    pub(crate) rss_queue_offset: bool,
+}
+
+/// Side `devnum` (of `dmnic{devnum}`) of a pair shaped `shape`.
+fn new_side(
+    parent: PlatformDevice,
+    devnum: u32,
+    shape: &PairShape,
+) -> Result<impl PinInit<Side, Error>> {
+    let max = shape.max_queues;
+    let irqs = IrqDomain::new(&CString::try_from_fmt(format_args!("dmnic{devnum}"))?, max)?;
+    let mut rxqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
+    let mut txqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
+    for i in 0..max {
         let q = KBox::pin_init(RxQueue::new(i)?, GFP_KERNEL)?;
         let name = CString::try_from_fmt(format_args!("dmnic{devnum}-rx-{i}"))?;
         IrqLine::request(q.as_ref(), &irqs, i, &name)?;
         rxqs.push(q, GFP_KERNEL)?;
         txqs.push(TxStats::default(), GFP_KERNEL)?;
     }
-    let steering = KBox::new(Steering::new(DEFAULT_RSS_KEY, queues), GFP_KERNEL)?;
+    let mut steering = box_copy(&Steering::EMPTY, GFP_KERNEL)?;
+    let queues = shape.queues;
+    steering.reset(DEFAULT_RSS_KEY, queues);
     Ok(try_pin_init!(Side {
         reaper <- DelayedCall::new(),
         rxqs,
@@ -206,9 +224,13 @@ pub(crate) struct Pair {
 }
 
 impl Pair {
-    /// Creates and registers `dmnic{2n}` and `dmnic{2n+1}` with `queues` queues
-    /// each, with a queue-restart knob under `debugfs` if given.
-    pub(crate) fn new(n: u32, queues: u32, debugfs: Option<&Arc<DebugfsRoot>>) -> Result<Self> {
+    /// Creates and registers `dmnic{2n}` and `dmnic{2n+1}` shaped `shape`,
+    /// with a queue-restart knob under `debugfs` if given.
+    pub(crate) fn new(
+        n: u32,
+        shape: &PairShape,
+        debugfs: Option<&Arc<DebugfsRoot>>,
+    ) -> Result<Self> {
         let id = |side: u32| i32::try_from(2 * n + side).map_err(|_| EINVAL);
         let parents = [
             PlatformDevice::register(c_str!("devmemnic"), id(0)?, 64)?,
@@ -217,8 +239,8 @@ impl Pair {
         let [p0, p1] = parents;
         let pair = Arc::pin_init(
             try_pin_init!(PairState {
-                side0 <- new_side(p0, 2 * n, queues)?,
-                side1 <- new_side(p1, 2 * n + 1, queues)?,
+                side0 <- new_side(p0, 2 * n, shape)?,
+                side1 <- new_side(p1, 2 * n + 1, shape)?,
             }? Error),
             GFP_KERNEL,
         )?;
@@ -226,12 +248,14 @@ impl Pair {
             let name = CString::try_from_fmt(format_args!("dmnic{}", 2 * n + side as u32))?;
             let cfg = NetDevConfig {
                 name: &name,
-                tx_queues: queues,
-                rx_queues: queues,
+                tx_queues: shape.max_queues,
+                rx_queues: shape.max_queues,
+                active_queues: shape.queues,
                 min_mtu: MIN_MTU,
                 max_mtu: MAX_MTU,
                 features: default_features(),
                 devmem_tx: true,
+                rss_rxnfc_adds: shape.rss_queue_offset,
             };
             let data = Arc::new(
                 NicPriv {

@@ -14,7 +14,15 @@ MODULE_PARM_DESC(pairs, "Number of device pairs to create (1..16, default 1)");
 
 static unsigned int queues = 16;
 module_param(queues, uint, 0444);
-MODULE_PARM_DESC(queues, "RX/TX queues per device (1..64, default 16: upstream ncdevmem binds 8..15)");
+MODULE_PARM_DESC(queues, "RX/TX queues per device in use at load (1..128, default 16: upstream ncdevmem binds 8..15)");
+
+static unsigned int max_queues;
+module_param(max_queues, uint, 0444);
+MODULE_PARM_DESC(max_queues, "RX/TX queues per device, the most ethtool -L can use (queues..128, default 0: as many as queues)");
+
+static bool rss_queue_offset;
+module_param(rss_queue_offset, bool, 0444);
+MODULE_PARM_DESC(rss_queue_offset, "Rules naming an RSS context add their action to the table's queue, as sfc (default off, as bnxt, mlx5, gve, fbnic)");
 
 unsigned int dmn_param_pairs(void)
 {
@@ -24,4 +32,14 @@ unsigned int dmn_param_pairs(void)
 unsigned int dmn_param_queues(void)
 {
 	return queues;
+}
+
+unsigned int dmn_param_max_queues(void)
+{
+	return max_queues;
+}
+
+bool dmn_param_rss_queue_offset(void)
+{
+	return rss_queue_offset;
 }

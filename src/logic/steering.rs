@@ -10,8 +10,9 @@ use super::toeplitz::{indirect, toeplitz_hash, RSS_KEY_LEN};
 pub(crate) const INDIR_SIZE: usize = 128;
 /// Most ntuple rules per device.
 pub(crate) const MAX_RULES: usize = 64;
-/// Most RSS contexts besides the default one (IDs 1..=MAX_RSS_CONTEXTS).
-pub(crate) const MAX_RSS_CONTEXTS: usize = 16;
+/// Most RSS contexts besides the default one (IDs 1..=MAX_RSS_CONTEXTS; bits
+/// of `Steering::contexts_used`).
+pub(crate) const MAX_RSS_CONTEXTS: usize = 32;
 /// Queues an RSS context's table can name (its entries are bytes).
 pub(crate) const RSS_CONTEXT_QUEUES: u32 = 256;
 const IPPROTO_TCP: u8 = 6;
@@ -67,6 +68,23 @@ fn masked_eq(a: &[u8; 16], b: &[u8; 16], m: &[u8; 16]) -> bool {
 }
 
 impl NtupleRule {
+    /// An unused slot: matches everything to queue 0 (never consulted).
+    pub(crate) const EMPTY: NtupleRule = NtupleRule {
+        loc: 0,
+        ipv6: false,
+        udp: false,
+        src: [0; 16],
+        src_mask: [0; 16],
+        dst: [0; 16],
+        dst_mask: [0; 16],
+        sport: 0,
+        sport_mask: 0,
+        dport: 0,
+        dport_mask: 0,
+        queue: 0,
+        rss: None,
+    };
+
     /// Whether a flow matches this rule.
     pub(crate) fn matches(&self, k: &FlowKey) -> bool {
         k.proto == (if self.udp { IPPROTO_UDP } else { IPPROTO_TCP })
@@ -94,7 +112,10 @@ impl NtupleRule {
 }
 
 /// A receiving device's steering configuration.
-#[derive(Clone)]
+///
+/// About 10 KiB: the driver copies it between boxes rather than through the
+/// stack (hence `Copy`).
+#[derive(Clone, Copy)]
 pub(crate) struct Steering {
     /// RSS hash key.
     pub(crate) key: [u8; RSS_KEY_LEN],
@@ -128,19 +149,27 @@ pub(crate) struct Decision {
 }
 
 impl Steering {
-    /// Default: the standard key and an even spread over `queues` queues.
-    pub(crate) fn new(key: [u8; RSS_KEY_LEN], queues: u32) -> Self {
-        let mut s = Steering {
-            key,
-            indir: [0; INDIR_SIZE],
-            rules: [NtupleRule::default(); MAX_RULES],
-            nrules: 0,
-            contexts: [[0; INDIR_SIZE]; MAX_RSS_CONTEXTS],
-            contexts_used: 0,
-            hash_fields: [HASH_ALL; 4],
-        };
-        s.spread(queues);
-        s
+    /// No rules, no contexts, a zero key, every hash to queue 0: what a new
+    /// table is copied from before `reset` (the type is too big to build on
+    /// a kernel stack).
+    pub(crate) const EMPTY: Steering = Steering {
+        key: [0; RSS_KEY_LEN],
+        indir: [0; INDIR_SIZE],
+        rules: [NtupleRule::EMPTY; MAX_RULES],
+        nrules: 0,
+        contexts: [[0; INDIR_SIZE]; MAX_RSS_CONTEXTS],
+        contexts_used: 0,
+        hash_fields: [HASH_ALL; 4],
+    };
+
+    /// Back to the default in place: no rules or contexts, `key`, the 4-tuple
+    /// hashed, an even spread over `queues` queues.
+    pub(crate) fn reset(&mut self, key: [u8; RSS_KEY_LEN], queues: u32) {
+        self.key = key;
+        self.nrules = 0;
+        self.contexts_used = 0;
+        self.hash_fields = [HASH_ALL; 4];
+        self.spread(queues);
     }
 
     /// Spreads the indirection table evenly over `queues` queues.

@@ -6,10 +6,27 @@
 //! A shared test is `fn case(t: &mut Ctx)` using `check!`/`check_eq!`, and each
 //! file lists its cases with `logic_suite!`; this module maps them to KUnit.
 
+use crate::abstractions::boxed::box_copy;
 use crate::logic::{parse, steering, toeplitz};
+use kernel::prelude::*;
 
 /// What a shared case runs with: KUnit's context.
 type Ctx = crate::abstractions::kunit::Test;
+
+/// A default steering table over `queues` queues, on the heap (about 10 KiB:
+/// too much for a test's stack frame); `None`, the case failed, without memory.
+fn boxed_steering(t: &mut Ctx, queues: u32) -> Option<KBox<steering::Steering>> {
+    match box_copy(&steering::Steering::EMPTY, GFP_KERNEL) {
+        Ok(mut s) => {
+            s.reset(toeplitz::DEFAULT_RSS_KEY, queues);
+            Some(s)
+        }
+        Err(_) => {
+            t.fail(format_args!("no memory for a steering table"));
+            None
+        }
+    }
+}
 
 /// Fails the case unless the condition holds (`kunit_expect!`).
 macro_rules! check {

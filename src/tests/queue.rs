@@ -10,12 +10,18 @@ use crate::abstractions::netdev::NetDev;
 use crate::abstractions::queue_mgmt::{QueueConfig, QueueMgmt};
 use crate::abstractions::skb::SkBuff;
 use crate::driver::device::Nic;
-use crate::driver::pair::{NicPriv, Pair};
+use crate::driver::pair::{NicPriv, Pair, PairShape};
 use core::sync::atomic::Ordering;
 
-/// Pair number 120: `dmnic240`/`dmnic241`, 4 queues, out of the way of the module's.
+/// Pair number 120: `dmnic240`/`dmnic241`, 4 of 6 queues in use, out of the
+/// way of the module's.
 fn test_pair(test: &mut Test) -> Option<Pair> {
-    match Pair::new(120, 4, None) {
+    let shape = PairShape {
+        queues: 4,
+        max_queues: 6,
+        rss_queue_offset: false,
+    };
+    match Pair::new(120, &shape, None) {
         Ok(p) => Some(p),
         Err(e) => {
             test.fail(format_args!("creating the test pair failed: {:?}", e));
@@ -116,6 +122,11 @@ fn queue_ops_check_their_arguments(test: &mut Test) {
     let dev: &NetDev = pair.dev(0);
     let data = side0(&pair);
     let lock = dev.lock_ops();
+    // 6 queues allocated, the first 4 in use (queue 4 below exists but is
+    // not active).
+    kunit_expect_eq!(test, dev.num_rx_queues(), 6);
+    kunit_expect_eq!(test, dev.real_num_rx_queues(), 4);
+    kunit_expect_eq!(test, dev.real_num_tx_queues(), 4);
     // Memory may be built while the device is down (7.2's core does so when a
     // provider binds to a closed device), but a down queue neither stops nor
     // starts (6.12's core would restart it regardless).

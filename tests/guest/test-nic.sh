@@ -149,10 +149,11 @@ rss_spread() {
 	teardown_pair
 }
 
-# A rule naming an RSS context and a queue offset: its flows spread over the
-# context's table (queues 0-1) plus the offset (4), so land on queues 4-5.
+# A rule naming an RSS context and a queue offset (rss_queue_offset=1, as sfc):
+# its flows spread over the context's table (queues 0-1) plus the offset (4),
+# so land on queues 4-5.
 rss_context_rule() {
-	setup_pair || return 1
+	setup_pair rss_queue_offset=1 || return 1
 	local ctx
 	ctx=$(ip netns exec peer ethtool -X dmnic1 context new equal 2 | awk '/New RSS context is/ { print $5 }')
 	[ -n "$ctx" ] || { echo "no RSS context created"; return 1; }
@@ -251,6 +252,14 @@ bad_ethtool() {
 	ethtool -X dmnic0 context 9 equal 2 2>/dev/null && { echo "a missing RSS context changed"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 tos 4 action 1 2>/dev/null && { echo "tos accepted"; return 1; }
 	ethtool -N dmnic0 flow-type tcp4 dst-port 1 action -1 2>/dev/null && { echo "drop action accepted"; return 1; }
+	# Without rss_queue_offset (the default, as bnxt, mlx5, gve, fbnic) a rule
+	# naming an RSS context takes no queue.
+	local ctx
+	ctx=$(ethtool -X dmnic0 context new equal 2 | awk '/New RSS context is/ { print $5 }')
+	[ -n "$ctx" ] || { echo "no RSS context created"; return 1; }
+	ethtool -N dmnic0 flow-type tcp4 dst-port 1 context "$ctx" action 1 2>/dev/null &&
+		{ echo "a queue offset in an RSS context rule accepted"; return 1; }
+	ethtool -X dmnic0 context "$ctx" delete || return 1
 	ethtool -N dmnic0 delete 63 2>/dev/null && { echo "deleting a missing rule worked"; return 1; }
 	ethtool -X dmnic0 equal 17 2>/dev/null && { echo "-X equal 17 accepted"; return 1; }
 	out=$(ethtool -X dmnic0 hfunc xor 2>&1) && { echo "hfunc xor accepted"; return 1; }
@@ -273,7 +282,9 @@ queue_counts() { # -> "RX TX" queues of dmnic1
 }
 
 channels() {
-	setup_pair || return 1
+	setup_pair max_queues=20 || return 1
+	ip netns exec peer ethtool -l dmnic1 | grep -A4 'maximums' | tr -s ' \t' ' ' | grep -q "Combined: 20" ||
+		{ echo "maximum combined channels not 20"; return 1; }
 	local napis0 napis
 	napis0=$(ip netns exec peer dmn-xfer napi-ids dmnic1) || return 1
 	[ "$(echo "$napis0" | awk '$2 != 0' | wc -l)" = 16 ] || { echo "RX queues with a NAPI: $napis0"; return 1; }
@@ -308,6 +319,19 @@ channels() {
 		echo "info: 16 RX queues have a NAPI each again; queues 0-1 kept theirs"
 	fi
 	xfer_check 10.9.0.2 5505 $((4 * MIB)) >/dev/null || return 1
+	# Up to the maximum (max_queues=20), not beyond: the queues beyond the
+	# load's 16 work like the others, interrupt line included.
+	ip netns exec peer ethtool -L dmnic1 combined 21 2>/dev/null && { echo "-L combined 21 accepted"; return 1; }
+	ip netns exec peer ethtool -L dmnic1 combined 20 || return 1
+	[ "$(queue_counts)" = "20 20" ] || { echo "combined 20: queues $(queue_counts)"; return 1; }
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 5506 action 19 || return 1
+	queue_packets >/tmp/q0
+	xfer_check 10.9.0.2 5506 $((1 * MIB)) >/dev/null || return 1
+	queue_packets >/tmp/q1
+	local on19
+	on19=$(paste /tmp/q0 /tmp/q1 | awk '$1 == 19 { print $4 - $2 }')
+	[ "${on19:-0}" -gt 100 ] || { echo "flow to queue 19: ${on19:-no} packets there"; return 1; }
+	grep -q 'dmnic1-rx-19$' /proc/interrupts || { echo "no interrupt line for queue 19"; return 1; }
 	teardown_pair
 }
 

@@ -29,12 +29,14 @@ rc=0
 while read -r name; do
 	case "$name" in drivers/net:*.py | drivers/net/hw:*.py) ;; *) continue ;; esac
 	[ -n "${SELFTESTS_ONLY:-}" ] && [[ $name != $SELFTESTS_ONLY ]] && continue
+	# 16 queues in use, up to 66 (rss_ctx.py's test_rss_context32 spreads
+	# 32 contexts over 2 queues each beside the main table's 2).
 	# The endpoint reaches the netkit tests' container prefix through us
 	# (upstream's README: the DUT must be reachable at LOCAL_PREFIX_V6).
 	# keep_addr_on_down: tests that take the link down and up (rss_ctx.py's
 	# persist cases) expect the addresses back, as a host's network manager
 	# restores them; the kernel's default flushes IPv6 addresses on down.
-	if ! setup_pair || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
+	if ! setup_pair max_queues=66 || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
 		! sysctl -qw net.ipv6.conf.dmnic0.keep_addr_on_down=1 ||
 		! ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1; then
 		echo "DMN-SELFTEST-SETUP $name FAIL"

@@ -13,6 +13,14 @@ impl Ctx {
     }
 }
 
+/// A default steering table over `queues` queues, boxed as in the kernel's
+/// harness (where it is too big for a test's stack frame).
+fn boxed_steering(_t: &mut Ctx, queues: u32) -> Option<Box<steering::Steering>> {
+    let mut s = Box::new(steering::Steering::EMPTY);
+    s.reset(toeplitz::DEFAULT_RSS_KEY, queues);
+    Some(s)
+}
+
 /// `assert!` on the host.
 macro_rules! check {
     ($t:expr, $cond:expr $(,)?) => {{
