@@ -3,7 +3,9 @@
 //! A value readers see lock-free and writers replace whole (RCU).
 //!
 //! Steering tables are read for every transmitted frame, in any context, and
-//! changed rarely by ethtool. [`RcuBox`] publishes an immutable `KBox<T>`;
+//! changed rarely by ethtool. [`RcuBox`] publishes an immutable `KVBox<T>`
+//! (tables of tens of KiB: kmalloc, or vmalloc when no contiguous pages are
+//! free);
 //! readers borrow it inside an RCU read-side section; a writer swaps in a new
 //! box and frees the old one after a grace period.
 //!
@@ -20,7 +22,7 @@ use kernel::{prelude::*, sync::Mutex};
 /// A value replaced by an update, and the grace period that must end before
 /// it is freed.
 struct Retired<T> {
-    value: KBox<T>,
+    value: KVBox<T>,
     /// A cookie from `start_poll_synchronize_rcu()`.
     grace_period: kernel::ffi::c_ulong,
 }
@@ -40,7 +42,7 @@ impl<T> Retired<T> {
 ///
 /// # Invariants
 ///
-/// `ptr` always points to a live value from `KBox::into_raw`; a replaced value
+/// `ptr` always points to a live value from `KVBox::into_raw`; a replaced value
 /// is kept in `writer`'s [`Retired`] and freed only after the grace period
 /// started when it was replaced, so a reader inside a read-side section never
 /// sees it freed. Writers serialise on `writer`.
@@ -53,10 +55,10 @@ pub(crate) struct RcuBox<T: Send + Sync> {
 
 impl<T: Send + Sync> RcuBox<T> {
     /// Publishes `value`.
-    pub(crate) fn new(value: KBox<T>) -> impl PinInit<Self> {
+    pub(crate) fn new(value: KVBox<T>) -> impl PinInit<Self> {
         // INVARIANT: a live boxed value.
         pin_init!(Self {
-            ptr: AtomicPtr::new(KBox::into_raw(value)),
+            ptr: AtomicPtr::new(KVBox::into_raw(value)),
             writer <- kernel::new_mutex!(None),
         })
     }
@@ -87,20 +89,20 @@ impl<T: Send + Sync> RcuBox<T> {
     /// Builds a new value from the current one and publishes it; may sleep
     /// (only to free the value an earlier update replaced, if its grace period
     /// is still running).
-    pub(crate) fn update(&self, f: impl FnOnce(&T) -> Result<KBox<T>>) -> Result {
+    pub(crate) fn update(&self, f: impl FnOnce(&T) -> Result<KVBox<T>>) -> Result {
         let mut retired = self.writer.lock();
         let old = self.ptr.load(Ordering::Acquire);
         // SAFETY: only writers free values, and we are the only writer now.
         let new = f(unsafe { &*old })?;
-        self.ptr.store(KBox::into_raw(new), Ordering::Release);
+        self.ptr.store(KVBox::into_raw(new), Ordering::Release);
         if let Some(r) = retired.take() {
             r.free();
         }
         // INVARIANT: `old` is kept until the grace period starting now ends;
         // readers that could have loaded it are inside that grace period.
         *retired = Some(Retired {
-            // SAFETY: `old` came from `KBox::into_raw` and is no longer published.
-            value: unsafe { KBox::from_raw(old) },
+            // SAFETY: `old` came from `KVBox::into_raw` and is no longer published.
+            value: unsafe { KVBox::from_raw(old) },
             // SAFETY: no precondition; starts a grace period if none is running.
             grace_period: unsafe { bindings::start_poll_synchronize_rcu() },
         });
@@ -115,7 +117,7 @@ impl<T: Send + Sync> PinnedDrop for RcuBox<T> {
             r.free();
         }
         // SAFETY: being dropped, the box has no readers left; the value came from
-        // `KBox::into_raw` and is freed once, here.
-        drop(unsafe { KBox::from_raw(self.ptr.load(Ordering::Relaxed)) });
+        // `KVBox::into_raw` and is freed once, here.
+        drop(unsafe { KVBox::from_raw(self.ptr.load(Ordering::Relaxed)) });
     }
 }

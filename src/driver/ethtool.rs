@@ -250,7 +250,7 @@ impl EthtoolOps for Nic {
         // (Sized by the abstraction from our constants; zip copies cannot panic.)
         data.me().steering.read(|s| {
             key.iter_mut().zip(s.key).for_each(|(d, v)| *d = v);
-            indir.iter_mut().zip(s.indir).for_each(|(d, v)| *d = v);
+            indir.iter_mut().zip(&s.indir).for_each(|(d, v)| *d = *v);
         });
     }
 
@@ -371,16 +371,13 @@ impl EthtoolOps for Nic {
         indir: &[u32],
         extack: &Extack,
     ) -> Result {
-        let mut table = [0u32; INDIR_SIZE];
         if indir.len() != INDIR_SIZE || indir.iter().any(|&q| q >= dev.real_num_rx_queues()) {
             extack.msg(c_str!("indirection table names a queue that is not active"));
             return Err(EINVAL);
         }
-        // (Lengths checked above; a zip copy has no panic path.)
-        table.iter_mut().zip(indir).for_each(|(d, v)| *d = *v);
         data.me().steering.update(|s| {
             let mut n = box_copy(s, GFP_KERNEL)?;
-            if !n.set_context(id, &table) {
+            if !n.set_context(id, indir) {
                 extack.msg(c_str!("no such RSS context"));
                 return Err(EINVAL);
             }

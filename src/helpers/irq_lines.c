@@ -71,7 +71,6 @@ static struct irq_chip dmn_irq_chip = {
 static int dmn_irq_domain_map(struct irq_domain *d, unsigned int virq, irq_hw_number_t hw)
 {
 	irq_set_chip_and_handler(virq, &dmn_irq_chip, handle_simple_irq);
-	irq_set_chip_data(virq, d->host_data);
 	irq_set_noprobe(virq);
 	dmn_irq_set_movable(virq);
 	return 0;
@@ -80,7 +79,6 @@ static int dmn_irq_domain_map(struct irq_domain *d, unsigned int virq, irq_hw_nu
 static void dmn_irq_domain_unmap(struct irq_domain *d, unsigned int virq)
 {
 	irq_set_chip_and_handler(virq, NULL, NULL);
-	irq_set_chip_data(virq, NULL);
 }
 
 static const struct irq_domain_ops dmn_irq_domain_ops = {

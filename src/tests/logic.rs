@@ -15,7 +15,7 @@ type Ctx = crate::abstractions::kunit::Test;
 
 /// A default steering table over `queues` queues, on the heap (about 10 KiB:
 /// too much for a test's stack frame); `None`, the case failed, without memory.
-fn boxed_steering(t: &mut Ctx, queues: u32) -> Option<KBox<steering::Steering>> {
+fn boxed_steering(t: &mut Ctx, queues: u32) -> Option<KVBox<steering::Steering>> {
     match box_copy(&steering::Steering::EMPTY, GFP_KERNEL) {
         Ok(mut s) => {
             s.reset(toeplitz::DEFAULT_RSS_KEY, queues);

@@ -107,7 +107,7 @@ fn rss_follows_table_and_active_count(t: &mut Ctx) {
         let k = v4_key([10, 0, 0, 1], [10, 0, 0, 2], 30000 + p, 5201);
         check!(t, s.decide(Some(&k), true, 8).queue < 2);
     }
-    s.indir = [5; 128];
+    s.indir = [5; INDIR_SIZE];
     let k = v4_key([1, 2, 3, 4], [5, 6, 7, 8], 1, 2);
     check_eq!(t, s.decide(Some(&k), true, 8).queue, 5);
     // Entries past the active queues wrap instead of naming a dead queue.
@@ -240,6 +240,8 @@ fn context_rule_spreads_over_its_table(t: &mut Ctx) {
     check!(t, !s.set_context(0, &table));
     check!(t, !s.set_context(MAX_RSS_CONTEXTS as u32 + 1, &table));
     check!(t, s.set_context(MAX_RSS_CONTEXTS as u32, &table));
+    // A table of another size is refused.
+    check!(t, !s.set_context(1, &table[..INDIR_SIZE - 1]));
     table[7] = 256;
     check!(t, !s.set_context(1, &table));
 }
