@@ -119,6 +119,8 @@ struct dentry *dmn_debugfs_init(void);
 struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev);
 void dmn_debugfs_remove(struct dentry *dir);
 u64 dmn_default_features(void);
+u64 dmn_feature_gro_hw(void);
+u64 dmn_ktime_ns(void);
 u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);
 void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg);
@@ -157,6 +159,9 @@ unsigned int dmn_skb_build_size(unsigned int data_len);
 u32 dmn_skb_hash(const struct sk_buff *skb);
 void dmn_skb_copy_gso(struct sk_buff *to, const struct sk_buff *from);
 unsigned int dmn_skb_gso_segs(const struct sk_buff *skb);
+void dmn_skb_gro_complete(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 outer_off,
+			  bool outer_v6, bool inner_v6, u16 mss, u16 segs, bool fixed_id);
+void *dmn_skb_data_mut(struct sk_buff *skb);
 bool dmn_skb_l4_hash(const struct sk_buff *skb);
 void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4);
 

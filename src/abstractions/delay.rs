@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Sleeping (6.12's `kernel` crate has no `delay` module).
+//! Sleeping and the monotonic clock (6.12's `kernel` crate has no `delay`
+//! module, and its time API differs from 7.2's).
 
 use super::bindings;
 
@@ -10,4 +11,10 @@ pub(crate) fn msleep(ms: u32) {
     // caller (module teardown, KUnit cases) is in; atomic-context callers would
     // trip the kernel's might_sleep check, not memory safety.
     unsafe { bindings::dmn_msleep(ms) };
+}
+
+/// Nanoseconds of the monotonic clock (`ktime_get_ns`); any context.
+pub(crate) fn monotonic_ns() -> u64 {
+    // SAFETY: reads the clock; no precondition.
+    unsafe { bindings::dmn_ktime_ns() }
 }

@@ -133,6 +133,14 @@ impl NetDev {
         }
     }
 
+    /// Whether receive coalescing is on (`ethtool -K rx-gro-hw`).
+    pub(crate) fn gro_hw_enabled(&self) -> bool {
+        // SAFETY: the device is allocated (type invariant).
+        unsafe {
+            bindings::dmn_netdev_features(self.as_raw()) & bindings::dmn_feature_gro_hw() != 0
+        }
+    }
+
     /// Whether the device is administratively up.
     pub(crate) fn is_running(&self) -> bool {
         // SAFETY: the device is allocated (type invariant).
@@ -306,6 +314,8 @@ pub(crate) struct NetDevConfig<'a> {
     pub(crate) max_mtu: u32,
     /// Feature flags (`NETIF_F_*`) advertised and enabled.
     pub(crate) features: u64,
+    /// Feature flags advertised but off until `ethtool -K` turns them on.
+    pub(crate) offered_features: u64,
     /// Whether the device sends from device memory (devmem TX: it reads
     /// net_iov frags by bus address), on kernels that have devmem TX.
     pub(crate) devmem_tx: bool,
@@ -393,7 +403,7 @@ impl<T: NetDevOps> NetDevAlloc<T> {
             vtables.install(raw, ethtool_ops.as_deref());
             (*raw).min_mtu = cfg.min_mtu;
             (*raw).max_mtu = cfg.max_mtu;
-            (*raw).hw_features = cfg.features;
+            (*raw).hw_features = cfg.features | cfg.offered_features;
             (*raw).features = cfg.features;
             if cfg.devmem_tx {
                 bindings::dmn_netdev_init_netmem_tx(raw);
@@ -526,4 +536,10 @@ impl<T: NetDevOps> Drop for NetDevPair<T> {
 pub(crate) fn default_features() -> u64 {
     // SAFETY: returns a constant.
     unsafe { bindings::dmn_default_features() }
+}
+
+/// Receive coalescing in the device (`NETIF_F_GRO_HW`, `rx-gro-hw`).
+pub(crate) fn feature_gro_hw() -> u64 {
+    // SAFETY: returns a constant.
+    unsafe { bindings::dmn_feature_gro_hw() }
 }

@@ -18,6 +18,10 @@ pub(crate) struct QueueRxStats {
     pub(crate) bytes: u64,
     pub(crate) alloc_fail: u64,
     pub(crate) hw_drops: u64,
+    pub(crate) hw_gro_packets: u64,
+    pub(crate) hw_gro_bytes: u64,
+    pub(crate) hw_gro_wire_packets: u64,
+    pub(crate) hw_gro_wire_bytes: u64,
 }
 
 /// Counters of one TX queue for qstats.
@@ -52,6 +56,10 @@ impl<T: QueueStats> StatTable<T> {
         out.bytes = s.bytes;
         out.alloc_fail = s.alloc_fail;
         out.hw_drops = s.hw_drops;
+        out.hw_gro_packets = s.hw_gro_packets;
+        out.hw_gro_bytes = s.hw_gro_bytes;
+        out.hw_gro_wire_packets = s.hw_gro_wire_packets;
+        out.hw_gro_wire_bytes = s.hw_gro_wire_bytes;
     }
 
     fn put_tx(s: &QueueTxStats, out: &mut bindings::netdev_queue_stats_tx) {

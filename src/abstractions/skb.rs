@@ -80,6 +80,61 @@ impl SkBuff {
         unsafe { bindings::dmn_skb_headlen(self.ptr.as_ptr()) as usize }
     }
 
+    /// The linear part (from `data`).
+    pub(crate) fn head(&self) -> &[u8] {
+        let len = self.headlen();
+        // SAFETY: the skb is valid (type invariant): `data` points at `headlen`
+        // initialised bytes that live as long as the skb, which `&self` borrows.
+        unsafe {
+            core::slice::from_raw_parts(bindings::dmn_skb_data(self.ptr.as_ptr()).cast(), len)
+        }
+    }
+
+    /// The linear part to write; `None` when a clone shares it.
+    pub(crate) fn head_mut(&mut self) -> Option<&mut [u8]> {
+        let len = self.headlen();
+        // SAFETY: the skb is valid and ours (type invariant).
+        let data = unsafe { bindings::dmn_skb_data_mut(self.ptr.as_ptr()) };
+        if data.is_null() {
+            return None;
+        }
+        // SAFETY: `data` points at the skb's `headlen` initialised bytes, which no
+        // clone shares and nothing else references while `&mut self` is held.
+        Some(unsafe { core::slice::from_raw_parts_mut(data.cast(), len) })
+    }
+
+    /// Makes this skb the coalesced packet of `segs` TCP segments of `mss`
+    /// bytes (the last may be shorter), whose headers the caller rewrote for
+    /// the whole (see `dmn_skb_gro_complete`). `layout` gives the offsets from
+    /// the Ethernet header; `EINVAL` unless its headers are in the linear part.
+    pub(crate) fn complete_gro(&mut self, layout: &GroLayout, mss: u16, segs: u16) -> Result {
+        let ip_len = if layout.inner_v6 { 40 } else { 20 };
+        let need = usize::from(layout.tcp_off) + 20;
+        if usize::from(layout.inner_off) + ip_len > usize::from(layout.tcp_off)
+            || need > self.headlen()
+            || (layout.outer_off.is_some_and(|o| o >= layout.inner_off))
+            || segs < 2
+        {
+            return Err(EINVAL);
+        }
+        // SAFETY: the skb is ours; the IP and TCP headers the helper writes and
+        // reads are inside its linear part (checked above).
+        unsafe {
+            bindings::dmn_skb_gro_complete(
+                self.ptr.as_ptr(),
+                layout.inner_off,
+                layout.tcp_off,
+                layout.outer_off.unwrap_or(0),
+                layout.outer_v6,
+                layout.inner_v6,
+                mss,
+                segs,
+                layout.fixed_id,
+            )
+        };
+        Ok(())
+    }
+
     /// Copies `out.len()` bytes starting at `offset` as the NIC's DMA engine
     /// reads a frame it sends (see [`FrameReader`]).
     pub(crate) fn read_as_device(
@@ -107,6 +162,11 @@ impl SkBuff {
     pub(crate) fn nr_frags(&self) -> u32 {
         // SAFETY: the skb is valid (type invariant).
         unsafe { bindings::dmn_skb_frags(self.ptr.as_ptr()) }
+    }
+
+    /// Whether another frag fits (`MAX_SKB_FRAGS`).
+    pub(crate) fn has_free_frag(&self) -> bool {
+        (self.nr_frags() as usize) < bindings::MAX_SKB_FRAGS as usize
     }
 
     /// Frees a frame that was delivered (not a drop).
@@ -145,7 +205,7 @@ impl SkBuff {
         off: u32,
         len: u32,
     ) -> Result {
-        if self.nr_frags() as usize >= bindings::MAX_SKB_FRAGS as usize {
+        if !self.has_free_frag() {
             return Err(ENOSPC);
         }
         let size = mem.size();
@@ -249,6 +309,22 @@ impl Drop for SkBuff {
         // SAFETY: we own the skb (type invariant); it is freed once, here.
         unsafe { bindings::dmn_kfree_skb_any(self.ptr.as_ptr()) }
     }
+}
+
+/// Where the headers of a coalesced packet are (see [`SkBuff::complete_gro`]).
+pub(crate) struct GroLayout {
+    /// The tunnel's outer IP header, if any.
+    pub(crate) outer_off: Option<u16>,
+    /// Whether that is IPv6.
+    pub(crate) outer_v6: bool,
+    /// The IP header carrying TCP.
+    pub(crate) inner_off: u16,
+    /// Whether that is IPv6.
+    pub(crate) inner_v6: bool,
+    /// The TCP header.
+    pub(crate) tcp_off: u16,
+    /// The (inner) IPv4 ID stayed fixed across the segments.
+    pub(crate) fixed_id: bool,
 }
 
 /// Bytes a buffer needs to hold `len` frame bytes as an skb head (headroom and

@@ -3,7 +3,7 @@
 //! The virtual NIC, in safe Rust on the abstraction layer, one concern a file:
 //! `pair` (devices and their shared state, teardown), `device` (net device
 //! ops), `tx` (transmit and steering), `rx` (RX queues and their NAPI poll:
-//! header split, the "DMA"), `queues` (queue memory and the queue-management
+//! header split, the "DMA"), `rx_gro` (the aggregates of receive coalescing), `queues` (queue memory and the queue-management
 //! API), `ethtool` (handlers), `stats` (counters and qstats).
 
 pub(crate) mod device;
@@ -11,5 +11,6 @@ pub(crate) mod ethtool;
 pub(crate) mod pair;
 pub(crate) mod queues;
 pub(crate) mod rx;
+pub(crate) mod rx_gro;
 pub(crate) mod stats;
 pub(crate) mod tx;

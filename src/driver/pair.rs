@@ -18,7 +18,7 @@ use crate::abstractions::{
     delay::msleep,
     delayed_call::{DelayedCall, DelayedCallback},
     irq::{IrqDomain, IrqLine},
-    netdev::{default_features, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
+    netdev::{default_features, feature_gro_hw, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
     page_pool::wait_for_provider_release,
     platform::PlatformDevice,
     rcu::RcuBox,
@@ -254,6 +254,9 @@ impl Pair {
                 min_mtu: MIN_MTU,
                 max_mtu: MAX_MTU,
                 features: default_features(),
+                // Off at creation, as mlx5 ships it: coalescing changes what
+                // every receiver sees, so users ask for it.
+                offered_features: feature_gro_hw(),
                 devmem_tx: true,
                 rss_rxnfc_adds: shape.rss_queue_offset,
             };

@@ -9,8 +9,11 @@
 //! devmem is bound), attached as frags. Everything else goes whole into host
 //! memory (the linear fallback). Each payload byte is copied once: the NIC's DMA.
 
+use super::rx_gro::{GroTable, Held, Slot, GRO_IDLE_FLUSH_MS};
 use super::stats::Counter;
 use crate::abstractions::{
+    delay::monotonic_ns,
+    delayed_call::{DelayedCall, DelayedCallback},
     dma::{device_write_with, DmaDev},
     irq::{IrqHandler, IrqLine},
     module_ref::ModuleRef,
@@ -19,8 +22,9 @@ use crate::abstractions::{
     page_pool::{PagePool, PoolConfig},
     queue_mgmt::QueueConfig,
     ring::SkbRing,
-    skb::{build_size, rx_headroom, FrameReader, SkBuff},
+    skb::{build_size, rx_headroom, FrameReader, GroLayout, SkBuff},
 };
+use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
 use crate::logic::parse::parse_prefix;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{prelude::*, sync::Mutex};
@@ -53,13 +57,31 @@ pub(crate) struct RxStats {
     pub(crate) alloc_fail: Counter,
     /// Frames dropped: ring full, queue down, or DMA failure.
     pub(crate) drops: Counter,
+    /// Packets coalesced from two or more frames (`rx-gro-hw`) delivered.
+    pub(crate) gro_packets: Counter,
+    /// Their bytes.
+    pub(crate) gro_bytes: Counter,
+    /// The frames they were coalesced from.
+    pub(crate) gro_wire_packets: Counter,
+    /// Those frames' bytes.
+    pub(crate) gro_wire_bytes: Counter,
+    /// Frames whose payload joined a held aggregate (the others are counted
+    /// as `hds_packets` or `linear` when built).
+    pub(crate) gro_merged: Counter,
+    /// Frames of aggregates dropped, not delivered: their queue's memory was
+    /// replaced (a ring reset) while they were held.
+    pub(crate) gro_discarded: Counter,
 }
 
 /// One RX queue: the ring the peer fills and the NAPI that empties it.
 #[pin_data]
 pub(crate) struct RxQueue {
-    /// Declared first: its drop stops and deletes the NAPI before the fields
-    /// the poll uses go.
+    /// Polls the queue when its held aggregates may be due (`rx-gro-hw`).
+    /// Declared first, as `DelayedCall` requires: only the poll of an active
+    /// queue schedules it, and a queue is stopped before it is dropped.
+    #[pin]
+    gro_timer: DelayedCall,
+    /// Its drop stops and deletes the NAPI before the fields the poll uses go.
     #[pin]
     pub(crate) napi: Napi<RxState>,
     /// The queue's interrupt: raised by the sender when a frame lands on an
@@ -84,6 +106,14 @@ pub(crate) struct RxQueue {
 
 crate::impl_has_napi!(RxQueue, napi);
 crate::impl_has_irq_line!(RxQueue, irq);
+crate::impl_has_delayed_call!(RxQueue, gro_timer);
+
+impl DelayedCallback for RxQueue {
+    fn run(&self) {
+        // As a NIC's aggregation timer raises the queue's vector.
+        self.kick();
+    }
+}
 
 impl IrqHandler for RxQueue {
     fn handle_irq(&self) {
@@ -100,6 +130,7 @@ impl RxQueue {
     pub(crate) fn new(index: u32) -> Result<impl PinInit<Self, Error>> {
         let ring = SkbRing::new(RING_SIZE)?;
         Ok(try_pin_init!(Self {
+            gro_timer <- DelayedCall::new(),
             napi <- Napi::new(RxState::new()),
             irq: IrqLine::new(),
             ring,
@@ -155,13 +186,15 @@ const PAYLOAD_POOL_SIZE: u32 = 2048;
 /// Most frags an skb gets from us.
 const MAX_FRAGS: usize = 16;
 
-/// A queue's buffers: header/linear pool (host memory) and payload pool.
+/// A queue's buffers: header/linear pool (host memory) and payload pool, and
+/// the aggregates built on them.
 pub(crate) struct QueueMem {
     header: PagePool,
     payload: PagePool,
     split: bool,
     /// The kernel attached a memory provider (devmem) to the payload pool.
     devmem: bool,
+    gro: GroTable,
 }
 
 impl QueueMem {
@@ -195,6 +228,7 @@ impl QueueMem {
             payload,
             split,
             devmem,
+            gro: GroTable::new()?,
         })
     }
 
@@ -227,11 +261,17 @@ impl QueueMem {
 /// What a queue's poll owns.
 pub(crate) struct RxState {
     mem: Option<QueueMem>,
+    /// Frames of aggregates dropped when their memory left the queue, not
+    /// yet counted.
+    discarded: u64,
 }
 
 impl RxState {
     pub(crate) fn new() -> Self {
-        Self { mem: None }
+        Self {
+            mem: None,
+            discarded: 0,
+        }
     }
 
     /// Swaps in new memory, handing back the old (see [`RxState::take`]).
@@ -243,8 +283,14 @@ impl RxState {
 
     /// Takes the memory out; its pools leave the NAPI, which may run again on
     /// other memory before these are freed (see `Side::retire`).
+    /// Aggregates still held are dropped with it (a ring reset drops what a
+    /// NIC holds; counted in `gro_discarded` at the next poll): they must not
+    /// keep payload buffers out of a retired pool.
     pub(crate) fn take(&mut self, off: &NapiOff) -> Option<QueueMem> {
-        let mem = self.mem.take()?;
+        let mut mem = self.mem.take()?;
+        let mut discarded = 0;
+        mem.gro.drain(|h| discarded += u64::from(h.run.count));
+        self.discarded += discarded;
         mem.header.detach_napi(off);
         mem.payload.detach_napi(off);
         Some(mem)
@@ -295,29 +341,36 @@ impl NapiPoll for RxQueue {
 
     fn poll(&self, ctx: &NapiCtx<'_>, st: &mut RxState, budget: i32) -> i32 {
         let mut done = 0;
+        if st.discarded > 0 {
+            self.stats
+                .gro_discarded
+                .add(core::mem::take(&mut st.discarded));
+        }
         // Frames on this ring come from the peer; without one (teardown) the
         // frames are read through our own device (only host memory arrives then).
         let sender = ctx.dev().peer().unwrap_or(ctx.dev());
+        let gro = ctx.dev().gro_hw_enabled();
         while done < budget {
             let Some(frame) = self.ring.consume() else {
                 break;
             };
             done += 1;
-            let len = frame.len() as u64;
             let wire = Wire {
                 frame: &frame,
                 tx_dma: sender.dma_dev(),
             };
-            match self.receive(ctx, st, &wire) {
-                Ok(skb) => {
+            match self.receive(ctx, st, &wire, gro) {
+                Ok(()) => {
                     self.stats.packets.add(u64::from(frame.segments()));
-                    self.stats.bytes.add(len);
-                    ctx.gro_receive(skb);
+                    self.stats.bytes.add(frame.len() as u64);
                     frame.consume();
                 }
                 Err(RxError::NoBuffer) => self.stats.alloc_fail.add(1),
                 Err(RxError::Fault) => self.stats.drops.add_shared(1),
             }
+        }
+        if let Some(mem) = st.mem.as_mut() {
+            self.age_aggregates(ctx, mem, gro, done > 0);
         }
         if done > 0 && self.sender_stopped.swap(false, Ordering::SeqCst) {
             // Room in the ring again: restart a sender stopped on back-pressure.
@@ -351,48 +404,118 @@ impl NapiPoll for RxQueue {
 }
 
 impl RxQueue {
-    /// Receives one frame into pool buffers.
+    /// Receives one frame: delivers it, holds it as a new aggregate, or merges
+    /// it into a held one (`rx-gro-hw`, when `gro`).
     fn receive(
         &self,
         ctx: &NapiCtx<'_>,
         st: &mut RxState,
         wire: &Wire<'_>,
-    ) -> Result<SkBuff, RxError> {
-        let dev = ctx.dev();
-        let frame = wire.frame;
-        let Some(mem) = st.mem.as_ref() else {
+        gro: bool,
+    ) -> Result<(), RxError> {
+        let Some(mem) = st.mem.as_mut() else {
             return Err(RxError::Fault);
         };
+        let frame = wire.frame;
         let len = frame.len();
         let mut peek = [0u8; MAX_HEADER];
         let n = len.min(MAX_HEADER);
         wire.read(0, &mut peek[..n])?;
+        let peek = &peek[..n];
+        // A segment the coalescer may track: TCP it parses, whose checksum holds.
+        let seg = if gro {
+            parse_segment(peek, len).filter(|s| self.tcp_csum_ok(wire, peek, s))
+        } else {
+            None
+        };
+        let single = frame.segments() == 1;
+        let mut slot = None;
+        if let Some(seg) = &seg {
+            match mem.gro.find(peek, seg) {
+                Slot::Held(i) => {
+                    if single {
+                        match self.merge(ctx.dev(), mem, i, wire, peek, seg)? {
+                            Some(true) => {
+                                if let Some(h) = mem.gro.take(i) {
+                                    self.deliver_held(ctx, h);
+                                }
+                                return Ok(());
+                            }
+                            Some(false) => return Ok(()),
+                            None => {}
+                        }
+                    }
+                    // It cannot join: the aggregate goes first, in order.
+                    if let Some(h) = mem.gro.take(i) {
+                        self.deliver_held(ctx, h);
+                    }
+                    slot = Some(i);
+                }
+                Slot::Free(i) => slot = Some(i),
+                Slot::Full => {}
+            }
+        }
+        let (mut skb, split) = self.build(ctx.dev(), mem, wire, peek, len)?;
+        let (hash, l4) = frame.hash();
+        if let (Some(seg), Some(i), true) = (&seg, slot, single) {
+            if seg.may_start_run() {
+                let h = Held {
+                    skb,
+                    run: Run::start(seg, len as u32),
+                    hash,
+                    l4,
+                    split,
+                    wire_bytes: len as u64,
+                };
+                skb = match mem.gro.hold(i, h, monotonic_ns()) {
+                    Ok(()) => return Ok(()),
+                    Err(h) => h.skb,
+                };
+            }
+        }
+        skb.rx_finish(ctx.dev(), self.index as u16, hash, l4);
+        ctx.gro_receive(skb);
+        Ok(())
+    }
+
+    /// Builds the skb of one frame in pool buffers (not yet handed to the
+    /// stack); also says whether its payload went to the payload pool.
+    fn build(
+        &self,
+        dev: &NetDev,
+        mem: &QueueMem,
+        wire: &Wire<'_>,
+        peek: &[u8],
+        len: usize,
+    ) -> Result<(SkBuff, bool), RxError> {
+        let frame = wire.frame;
         let layout = if mem.split {
-            parse_prefix(&peek[..n], len).tcp.ok()
+            parse_prefix(peek, len).tcp.ok()
         } else {
             None
         };
         // A super-frame's payload is compared per wire segment, as a NIC sees it.
         let thresh = self.hds_thresh() as usize;
         let segment_payload = |payload: usize| payload.div_ceil(frame.segments().max(1) as usize);
+        let mut split = false;
         let mut skb = match layout {
             Some(l) if l.payload_len > 0 && segment_payload(l.payload_len) <= thresh => {
-                let skb = self.receive_linear(dev, mem, wire, &peek[..n], len)?;
+                let skb = self.receive_linear(dev, mem, wire, peek, len)?;
                 self.stats.linear.add(1);
                 self.stats.below_hds_thresh.add(1);
                 skb
             }
             Some(l) if l.payload_len > 0 && l.payload_len <= MAX_FRAGS * mem.payload.buf_size() => {
-                let skb =
-                    self.receive_split(dev, mem, wire, &peek[..n], l.header_len, l.payload_len)?;
+                let skb = self.receive_split(dev, mem, wire, peek, l.header_len, l.payload_len)?;
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);
                 }
+                split = true;
                 skb
             }
             _ => {
-                let skb = self.receive_linear(dev, mem, wire, &peek[..n], len)?;
+                let skb = self.receive_linear(dev, mem, wire, peek, len)?;
                 self.stats.linear.add(1);
                 skb
             }
@@ -405,9 +528,138 @@ impl RxQueue {
             skb.set_csum_unnecessary();
         }
         skb.copy_gso_from(frame);
-        let (hash, l4) = frame.hash();
-        skb.rx_finish(dev, self.index as u16, hash, l4);
-        Ok(skb)
+        Ok((skb, split))
+    }
+
+    /// Whether a segment's TCP checksum holds, as a NIC verifies each segment
+    /// it coalesces. A sum the sender left to the device is written on
+    /// receipt and the virtual wire cannot corrupt it; a super-frame is never
+    /// merged (its sums are the sender's partial ones).
+    fn tcp_csum_ok(&self, wire: &Wire<'_>, peek: &[u8], seg: &Segment) -> bool {
+        let frame = wire.frame;
+        if frame.csum_partial() || frame.segments() > 1 {
+            return true;
+        }
+        let from = usize::from(seg.tcp_off);
+        let Ok(mut src) = wire.reader(from) else {
+            return false;
+        };
+        let mut sum = tcp_pseudo_sum(peek, seg);
+        let mut left = frame.len() - from;
+        // Even-sized chunks (all but the last), as csum_add wants.
+        let mut chunk = [0u8; 256];
+        while left > 0 {
+            let m = left.min(chunk.len());
+            if src.read(&mut chunk[..m]).is_err() {
+                return false;
+            }
+            sum = csum_add(sum, &chunk[..m]);
+            left -= m;
+        }
+        csum_fold(sum) == 0xffff
+    }
+
+    /// Merges a frame of the flow held in slot `i` if the rules and its
+    /// buffers allow: `Some(complete)` if it joined (its payload appended),
+    /// `None` if it cannot.
+    fn merge(
+        &self,
+        dev: &NetDev,
+        mem: &mut QueueMem,
+        i: usize,
+        wire: &Wire<'_>,
+        peek: &[u8],
+        seg: &Segment,
+    ) -> Result<Option<bool>, RxError> {
+        let thresh = self.hds_thresh() as usize;
+        let QueueMem {
+            payload,
+            devmem,
+            gro,
+            ..
+        } = mem;
+        let Some(h) = gro.get_mut(i) else {
+            return Ok(None);
+        };
+        let Some(fixed_id) = h.run.accepts(h.skb.head(), peek, seg) else {
+            return Ok(None);
+        };
+        let payload_len = seg.payload_len as usize;
+        // Device memory takes only payload that header split would put there,
+        // after a first frame whose payload went there too (an skb's frags are
+        // all readable or none).
+        if *devmem && (!h.split || payload_len <= thresh) {
+            return Ok(None);
+        }
+        if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
+            return Ok(None);
+        }
+        self.frags_from(
+            dev,
+            payload,
+            wire,
+            &mut h.skb,
+            seg.header_len(),
+            payload_len,
+        )?;
+        h.wire_bytes += wire.frame.len() as u64;
+        self.stats.gro_merged.add(1);
+        Ok(Some(h.run.merge(seg, fixed_id)))
+    }
+
+    /// Hands a held aggregate to the stack: headers rewritten for the whole
+    /// and marked as coalesced when more than one frame joined.
+    fn deliver_held(&self, ctx: &NapiCtx<'_>, mut h: Held) {
+        let run = h.run;
+        if run.count > 1 {
+            let first = &run.first;
+            let inner = first.inner();
+            let layout = GroLayout {
+                outer_off: (first.layers > 1).then_some(first.ip[0].off),
+                outer_v6: first.ip[0].v6,
+                inner_off: inner.off,
+                inner_v6: inner.v6,
+                tcp_off: first.tcp_off,
+                fixed_id: run.fixed_id & (1 << (first.layers - 1)) != 0,
+            };
+            let rewritten = match h.skb.head_mut() {
+                Some(head) if head.len() >= first.header_len() => {
+                    run.finish_headers(&mut head[..first.header_len()]);
+                    true
+                }
+                _ => false,
+            };
+            let mss = u16::try_from(run.mss).unwrap_or(0);
+            if !rewritten || mss == 0 || h.skb.complete_gro(&layout, mss, run.count).is_err() {
+                // Cannot happen for what `hold` accepted; never deliver a lie.
+                self.stats.gro_discarded.add(u64::from(run.count));
+                return;
+            }
+            self.stats.gro_packets.add(1);
+            self.stats.gro_bytes.add(h.skb.len() as u64);
+            self.stats.gro_wire_packets.add(u64::from(run.count));
+            self.stats.gro_wire_bytes.add(h.wire_bytes);
+        }
+        h.skb.rx_finish(ctx.dev(), self.index as u16, h.hash, h.l4);
+        ctx.gro_receive(h.skb);
+    }
+
+    /// End of a poll: aggregates go up when due (or all of them when
+    /// coalescing was turned off); any left get the timer.
+    fn age_aggregates(&self, ctx: &NapiCtx<'_>, mem: &mut QueueMem, gro: bool, took: bool) {
+        if mem.gro.held() == 0 {
+            return;
+        }
+        let now = monotonic_ns();
+        if took {
+            mem.gro.saw_frames(now);
+        }
+        if !gro || mem.gro.due(now) {
+            mem.gro.drain(|h| self.deliver_held(ctx, h));
+        }
+        if mem.gro.held() > 0 {
+            DelayedCall::schedule(self, GRO_IDLE_FLUSH_MS);
+        }
     }
 
     /// Headers into a host fragment (the skb head), payload into payload buffers.

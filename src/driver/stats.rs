@@ -43,7 +43,7 @@ pub(crate) type RxField = fn(&RxStats) -> &Counter;
 /// The per-TX-queue counters of `ethtool -S` (`tx<N>_<name>`).
 pub(crate) type TxField = fn(&TxStats) -> &Counter;
 
-pub(crate) const RX_STATS: [(&str, RxField); 8] = [
+pub(crate) const RX_STATS: [(&str, RxField); 14] = [
     ("packets", |s| &s.packets),
     ("bytes", |s| &s.bytes),
     ("hds_packets", |s| &s.hds_packets),
@@ -52,6 +52,12 @@ pub(crate) const RX_STATS: [(&str, RxField); 8] = [
     ("below_hds_thresh", |s| &s.below_hds_thresh),
     ("alloc_fail", |s| &s.alloc_fail),
     ("drops", |s| &s.drops),
+    ("gro_packets", |s| &s.gro_packets),
+    ("gro_bytes", |s| &s.gro_bytes),
+    ("gro_wire_packets", |s| &s.gro_wire_packets),
+    ("gro_wire_bytes", |s| &s.gro_wire_bytes),
+    ("gro_merged", |s| &s.gro_merged),
+    ("gro_discarded", |s| &s.gro_discarded),
 ];
 pub(crate) const TX_STATS: [(&str, TxField); 8] = [
     ("packets", |t| &t.packets),
@@ -84,6 +90,10 @@ fn rx_qstats(s: &RxStats) -> QueueRxStats {
         bytes: s.bytes.get(),
         alloc_fail: s.alloc_fail.get(),
         hw_drops: s.drops.get(),
+        hw_gro_packets: s.gro_packets.get(),
+        hw_gro_bytes: s.gro_bytes.get(),
+        hw_gro_wire_packets: s.gro_wire_packets.get(),
+        hw_gro_wire_bytes: s.gro_wire_bytes.get(),
     }
 }
 
@@ -123,6 +133,10 @@ impl QueueStats for Nic {
             rx.bytes += s.bytes;
             rx.alloc_fail += s.alloc_fail;
             rx.hw_drops += s.hw_drops;
+            rx.hw_gro_packets += s.hw_gro_packets;
+            rx.hw_gro_bytes += s.hw_gro_bytes;
+            rx.hw_gro_wire_packets += s.hw_gro_wire_packets;
+            rx.hw_gro_wire_bytes += s.hw_gro_wire_bytes;
         }
         let mut tx = QueueTxStats::default();
         for t in me.txqs.iter().skip(dev.real_num_tx_queues() as usize) {

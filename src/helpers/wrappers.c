@@ -10,6 +10,9 @@
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/skbuff.h>
+#include <linux/timekeeping.h>
+#include <net/ip6_checksum.h>
+#include <net/tcp.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/page_pool/helpers.h>
@@ -206,6 +209,16 @@ u64 dmn_feature_ntuple(void)
 	return NETIF_F_NTUPLE;
 }
 
+u64 dmn_feature_gro_hw(void)
+{
+	return NETIF_F_GRO_HW;
+}
+
+u64 dmn_ktime_ns(void)
+{
+	return ktime_get_ns();
+}
+
 unsigned int dmn_rx_headroom(void)
 {
 	return NET_SKB_PAD + NET_IP_ALIGN;
@@ -260,6 +273,12 @@ unsigned int dmn_skb_headlen(const struct sk_buff *skb)
 const void *dmn_skb_data(const struct sk_buff *skb)
 {
 	return skb->data;
+}
+
+/* The linear part to write, or NULL when a clone shares it. */
+void *dmn_skb_data_mut(struct sk_buff *skb)
+{
+	return skb_cloned(skb) ? NULL : skb->data;
 }
 
 u16 dmn_skb_queue_mapping(const struct sk_buff *skb)
@@ -335,6 +354,58 @@ void dmn_skb_copy_gso(struct sk_buff *to, const struct sk_buff *from)
 	skb_shinfo(to)->gso_size = skb_shinfo(from)->gso_size;
 	skb_shinfo(to)->gso_type = skb_shinfo(from)->gso_type & tcp_types;
 	skb_shinfo(to)->gso_segs = skb_shinfo(from)->gso_segs;
+}
+
+/*
+ * Receive coalescing's last step, as tcp_gro_complete() ends the kernel's GRO
+ * and bnxt and mlx5 end their hardware GRO: @skb holds @segs TCP segments of
+ * @mss payload bytes (the last may be shorter) behind headers whose lengths
+ * the caller rewrote. Offsets are from skb->data (the Ethernet header): the
+ * TCP header @th_off, the IP header carrying it @nh_off, a tunnel's outer IP
+ * header @outer_off (0: none). The TCP checksum becomes the pseudo-header
+ * sum with CHECKSUM_PARTIAL, as GRO leaves it: every segment's sum was
+ * verified, and the stack may segment the packet again. @fixed_id: the inner
+ * IPv4 ID stayed fixed (SKB_GSO_TCP_FIXEDID; not set under a tunnel, whose
+ * flag for it 6.12 lacks).
+ */
+void dmn_skb_gro_complete(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 outer_off,
+			  bool outer_v6, bool inner_v6, u16 mss, u16 segs, bool fixed_id)
+{
+	struct tcphdr *th = (struct tcphdr *)(skb->data + th_off);
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	unsigned int len = skb->len - th_off;
+	unsigned int type;
+
+	skb_set_network_header(skb, outer_off ? outer_off : nh_off);
+	skb_set_transport_header(skb, th_off);
+	if (inner_v6) {
+		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)(skb->data + nh_off);
+
+		th->check = ~tcp_v6_check(len, &ip6->saddr, &ip6->daddr, 0);
+		type = SKB_GSO_TCPV6;
+	} else {
+		const struct iphdr *ip = (const struct iphdr *)(skb->data + nh_off);
+
+		th->check = ~tcp_v4_check(len, ip->saddr, ip->daddr, 0);
+		type = SKB_GSO_TCPV4;
+		if (fixed_id && !outer_off)
+			type |= SKB_GSO_TCP_FIXEDID;
+	}
+	if (outer_off) {
+		skb->encapsulation = 1;
+		skb_set_inner_network_header(skb, nh_off);
+		skb_set_inner_transport_header(skb, th_off);
+		skb_set_inner_protocol(skb, htons(inner_v6 ? ETH_P_IPV6 : ETH_P_IP));
+		type |= outer_v6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4;
+	}
+	if (th->cwr)
+		type |= SKB_GSO_TCP_ECN;
+	skb->csum_start = (unsigned char *)th - skb->head;
+	skb->csum_offset = offsetof(struct tcphdr, check);
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	shinfo->gso_size = mss;
+	shinfo->gso_segs = segs;
+	shinfo->gso_type = type;
 }
 
 unsigned int dmn_skb_gso_segs(const struct sk_buff *skb)

@@ -7,7 +7,7 @@
 //! file lists its cases with `logic_suite!`; this module maps them to KUnit.
 
 use crate::abstractions::boxed::box_copy;
-use crate::logic::{parse, steering, toeplitz};
+use crate::logic::{gro, parse, steering, toeplitz};
 use kernel::prelude::*;
 
 /// What a shared case runs with: KUnit's context.
@@ -49,6 +49,8 @@ macro_rules! logic_suite {
     };
 }
 
+#[path = "../logic/tests/gro.rs"]
+mod gro_tests;
 #[path = "../logic/tests/parse.rs"]
 mod parse_tests;
 #[path = "../logic/tests/steering.rs"]

@@ -205,7 +205,8 @@ xfer_check() {
 rx_frames() {
 	local dev="$1" ns="${2:-}"
 	echo $(($(rx_sum "$dev" hds_packets "$ns") + $(rx_sum "$dev" linear "$ns") +
-		$(rx_sum "$dev" alloc_fail "$ns") + $(rx_sum "$dev" drops "$ns")))
+		$(rx_sum "$dev" gro_merged "$ns") + $(rx_sum "$dev" alloc_fail "$ns") +
+		$(rx_sum "$dev" drops "$ns")))
 }
 
 # Whether something listens on TCP $1 in namespace $2 ("" is the root one):

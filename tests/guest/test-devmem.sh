@@ -37,6 +37,29 @@ upstream_ncdevmem() {
 	[ "$dmq" = "$dm" ] || { echo "devmem frames on other queues than $q"; return 1; }
 }
 
+# Upstream ncdevmem with receive coalescing on (as bnxt runs devmem): the
+# sender's TSO off, so frames arrive MSS-sized and the device merges them into
+# the dma-buf; every byte validated, every token returned.
+upstream_ncdevmem_gro() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off || return 1
+	ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
+	local bytes=$(($(tier 16 256) * MIB)) gp0 gp total
+	gp0=$(rx_sum dmnic1 gro_packets peer)
+	ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5211 -v 7 -f dmnic1 \
+		>/tmp/upg.out 2>/tmp/upg.err &
+	local spid=$!
+	wait_listen 5211 || { tail /tmp/upg.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p 5211 -v 7 --bytes $bytes >/tmp/upg.client || return 1
+	wait $spid || { echo "upstream ncdevmem failed:"; grep -v '^received\|^recvmsg\|^total' /tmp/upg.err | tail -5; return 1; }
+	grep -q "Failed validation" /tmp/upg.err && { echo "validation failed"; return 1; }
+	total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' /tmp/upg.err | tail -1)
+	gp=$(($(rx_sum dmnic1 gro_packets peer) - gp0))
+	echo "info: total_received=$total, $gp coalesced packets, $(grep -c '^received frag' /tmp/upg.err) frags"
+	[ "$total" = "$bytes" ] || { echo "total_received=$total, want $bytes"; return 1; }
+	[ "$gp" -gt 10 ] || { echo "too few coalesced packets"; return 1; }
+}
+
 # The server configures the NIC itself (header split off beforehand, no rule),
 # receives 32 MiB (make stress: 128 MiB) into a dma-buf from PROVIDER, and
 # restores the NIC.
@@ -242,6 +265,7 @@ upstream_hds_sweep() {
 
 run_test devmem/upstream-ncdevmem upstream_ncdevmem
 devmem72_kernel && run_test devmem/upstream-hds-sweep upstream_hds_sweep
+run_test devmem/upstream-ncdevmem-gro-hw upstream_ncdevmem_gro
 run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf
 run_test devmem/ncdevmem-rs-dma-heap rs_provider dma-heap
 run_test devmem/ncdevmem-rs-ipv6 rs_ipv6

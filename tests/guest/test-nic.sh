@@ -74,6 +74,42 @@ xfer_case() {
 	teardown_pair
 }
 
+# Receive coalescing (rx-gro-hw): off at creation; on, a stream of MSS-sized
+# frames (the sender's TSO off) arrives as coalesced packets, intact, with
+# and without header split, over IPv4 and IPv6; off again, nothing coalesces
+# and nothing stays held.
+gro_hw() {
+	setup_pair || return 1
+	ip netns exec peer ethtool -k dmnic1 | grep -q '^rx-gro-hw: off$' || { echo "rx-gro-hw not off at creation"; return 1; }
+	ethtool -K dmnic0 tso off || return 1
+	ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
+	ip netns exec peer ethtool -k dmnic1 | grep -q '^rx-gro-hw: on$' || { echo "rx-gro-hw not on"; return 1; }
+	local split addr gp0 gw0 gb0 gp gw gb port=5401
+	for split in on off; do
+		ip netns exec peer ethtool -G dmnic1 tcp-data-split $split || return 1
+		for addr in 10.9.0.2 fd00::2; do
+			gp0=$(rx_sum dmnic1 gro_packets peer)
+			gw0=$(rx_sum dmnic1 gro_wire_packets peer)
+			gb0=$(rx_sum dmnic1 gro_bytes peer)
+			xfer_check $addr $port $(($(tier 8 64) * MIB)) || return 1
+			gp=$(($(rx_sum dmnic1 gro_packets peer) - gp0))
+			gw=$(($(rx_sum dmnic1 gro_wire_packets peer) - gw0))
+			gb=$(($(rx_sum dmnic1 gro_bytes peer) - gb0))
+			echo "info: split $split, $addr: $gp coalesced packets from $gw frames, $gb bytes"
+			[ "$gp" -gt 10 ] || { echo "too few coalesced packets"; return 1; }
+			[ "$gw" -ge $((2 * gp)) ] || { echo "coalesced packets of fewer than 2 frames"; return 1; }
+			# Coalesced packets carry at least 2 segments of payload each.
+			[ "$gb" -gt $((gp * 2 * 1000)) ] || { echo "coalesced packets too small"; return 1; }
+			port=$((port + 1))
+		done
+	done
+	ip netns exec peer ethtool -K dmnic1 rx-gro-hw off || return 1
+	gp0=$(rx_sum dmnic1 gro_packets peer)
+	xfer_check 10.9.0.2 $port $((4 * MIB)) || return 1
+	[ "$(rx_sum dmnic1 gro_packets peer)" = "$gp0" ] || { echo "coalescing while off"; return 1; }
+	teardown_pair
+}
+
 # Returns the RX queue of dmnic1 whose packets grew most during a transfer.
 busiest_queue() { # before-file after-file
 	paste "$1" "$2" | awk '{ d = $4 - $2; if (d > best) { best = d; q = $1 } } END { print q, best }'
@@ -405,11 +441,15 @@ veth_reference() {
 # queues) and a devmem flow (ncdevmem-rs, queue 8) of 64 MiB each, both
 # validated; then every frame the sender queued is accounted for on the
 # receiving side.
-malformed_frames() {
+malformed_frames() { # [gro: with rx-gro-hw on and the sender's TSO off]
 	# The counters start at zero with the freshly loaded module, so absolute
 	# totals are compared: a baseline read of both sides could never be atomic
 	# (IPv6 neighbour discovery runs in between).
 	setup_pair || return 1
+	if [ "${1:-}" = gro ]; then
+		ethtool -K dmnic0 tso off || return 1
+		ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
+	fi
 	local bytes=$(($(tier 16 64) * MIB)) ipid dpid port=5810 rounds=0 t0=$SECONDS FRAMES
 	FRAMES=$(tier 5000 100000)
 	dmn-xfer inject dmnic0 "$FRAMES" 5 1514 >/tmp/mf.inj 2>&1 &
@@ -445,6 +485,12 @@ malformed_frames() {
 	[ "$sent" -ge $((FRAMES * 95 / 100)) ] || { echo "too few frames injected"; return 1; }
 	[ "$tx" -ge "$sent" ] || { echo "sender queued fewer frames than injected"; return 1; }
 	[ "$tx" = "$rx" ] || { echo "frames unaccounted for: $((tx - rx))"; return 1; }
+	if [ "${1:-}" = gro ]; then
+		local gp
+		gp=$(rx_sum dmnic1 gro_packets peer)
+		echo "info: $gp coalesced packets, $(rx_sum dmnic1 gro_merged peer) frames merged"
+		[ "$gp" -gt 0 ] || { echo "nothing coalesced"; return 1; }
+	fi
 }
 
 # rmmod with the devices up, one in another namespace, after traffic.
@@ -464,6 +510,7 @@ run_test nic/xfer-ipv6-mtu1500-split-on xfer_case 6 1500 on "$(tier 32 128)"
 run_test nic/xfer-ipv4-mtu9000-split-on xfer_case 4 9000 on "$(tier 32 128)"
 run_test nic/xfer-ipv6-mtu9000-split-off xfer_case 6 9000 off "$(tier 32 128)"
 run_test nic/xfer-ipv4-mtu1500-split-off xfer_case 4 1500 off "$(tier 32 128)"
+run_test nic/gro-hw-coalesces-streams gro_hw
 run_test nic/veth-reference veth_reference
 run_test nic/ntuple-steers-flow ntuple
 run_test nic/rss-spreads-flows rss_spread
@@ -474,6 +521,7 @@ devmem72_kernel && run_test nic/hds-thresh hds_thresh
 run_test nic/queue-irqs queue_irqs
 run_test nic/bad-ethtool-requests bad_ethtool
 run_test nic/malformed-frames-counted malformed_frames
+run_test nic/malformed-frames-counted-gro-hw malformed_frames gro
 run_test nic/rmmod-while-busy unload_busy
 teardown_pair
 exit $GUEST_FAILED

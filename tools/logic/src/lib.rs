@@ -7,6 +7,8 @@
 // Not every item is used by the host tests.
 #![allow(dead_code)]
 
+#[path = "../../../src/logic/gro.rs"]
+mod gro;
 #[path = "../../../src/logic/parse.rs"]
 mod parse;
 #[path = "../../../src/logic/steering.rs"]

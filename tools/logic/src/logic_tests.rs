@@ -1,7 +1,7 @@
 //! The module's pure-logic suites (`src/logic/tests/`, also run by KUnit in the
 //! kernel), as `cargo test` tests: one `#[test]` per case.
 
-use crate::{parse, steering, toeplitz};
+use crate::{gro, parse, steering, toeplitz};
 
 /// What a shared case runs with on the host: a failed check panics.
 pub(crate) struct Ctx;
@@ -51,6 +51,8 @@ macro_rules! logic_suite {
     };
 }
 
+#[path = "../../../src/logic/tests/gro.rs"]
+mod gro_tests;
 #[path = "../../../src/logic/tests/parse.rs"]
 mod parse_tests;
 #[path = "../../../src/logic/tests/steering.rs"]
