@@ -24,10 +24,10 @@ pub(crate) const GRO_SLOTS: usize = 1024;
 /// Slots a flow may take, from the one its hash names.
 const GRO_PROBE: usize = 8;
 /// Idle time after which a queue's aggregates go up.
-pub(crate) const GRO_IDLE_FLUSH_MS: u32 = 10;
+pub(crate) const GRO_IDLE_FLUSH_MS: u32 = 20;
 const GRO_IDLE_FLUSH_NS: u64 = GRO_IDLE_FLUSH_MS as u64 * 1_000_000;
 /// Age at which aggregates go up even while frames keep arriving.
-pub(crate) const GRO_MAX_AGE_NS: u64 = 200_000_000;
+pub(crate) const GRO_MAX_AGE_NS: u64 = 1_000_000_000;
 
 /// A held aggregate.
 pub(crate) struct Held {
