@@ -17,7 +17,7 @@ use super::{
     netdev_ops::{NetDevOps, Vtables},
     platform::PlatformDevice,
 };
-use core::{ffi::c_void, marker::PhantomData, ptr::NonNull};
+use core::{any::TypeId, ffi::c_void, marker::PhantomData, ptr::NonNull};
 use kernel::{error::to_result, prelude::*, str::CStr, sync::Arc};
 
 /// A net device allocated by [`NetDevAlloc`], seen from one of its callbacks or
@@ -102,6 +102,19 @@ impl NetDev {
             let peer = (*self.dev_priv()).peer;
             (!peer.is_null()).then(|| NetDev::from_raw(peer))
         }
+    }
+
+    /// The driver data of a device of driver `T` (its callbacks get the same
+    /// `&T::Priv`), or `None` if `T` did not make the device: how a callback
+    /// of one device reaches the data of its pair's other device.
+    pub(crate) fn data<T: NetDevOps>(&self) -> Option<&T::Priv> {
+        // SAFETY: `dev_priv` is our `DevPriv` (type invariant), written once
+        // before registration.
+        let owner = unsafe { (*self.dev_priv()).owner };
+        // SAFETY: `owner` is the `TypeId` of the `T` whose `NetDevAlloc<T>` made
+        // the device (`DevPriv`), so the private area holds an `Arc<T::Priv>`;
+        // the device, and so the data, outlives `&self` (type invariant).
+        (owner == TypeId::of::<T>()).then(|| unsafe { priv_of::<T>(self.as_raw()) })
     }
 
     /// The parent device, which NIC DMA addresses belong to.
@@ -279,6 +292,8 @@ pub(super) struct DevPriv {
     data: *const c_void,
     /// The other device of a [`NetDevPair`], or null.
     peer: *mut bindings::net_device,
+    /// The `T` of the `NetDevAlloc<T>` that made the device ([`NetDev::data`]).
+    owner: TypeId,
 }
 
 /// Returns the `Priv` a device's private area holds.
@@ -397,6 +412,7 @@ impl<T: NetDevOps> NetDevAlloc<T> {
                 .write(DevPriv {
                     data,
                     peer: core::ptr::null_mut(),
+                    owner: TypeId::of::<T>(),
                 });
             bindings::dmn_netdev_set_parent(raw, parent.as_raw_device());
             bindings::dmn_eth_hw_addr_random(raw);

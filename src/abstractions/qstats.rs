@@ -31,6 +31,7 @@ pub(crate) struct QueueTxStats {
     pub(crate) bytes: u64,
     pub(crate) hw_drops: u64,
     pub(crate) stop: u64,
+    pub(crate) wake: u64,
     pub(crate) hw_gso_packets: u64,
     pub(crate) hw_gso_bytes: u64,
     pub(crate) hw_gso_wire_packets: u64,
@@ -67,6 +68,7 @@ impl<T: QueueStats> StatTable<T> {
         out.bytes = s.bytes;
         out.hw_drops = s.hw_drops;
         out.stop = s.stop;
+        out.wake = s.wake;
         out.hw_gso_packets = s.hw_gso_packets;
         out.hw_gso_bytes = s.hw_gso_bytes;
         out.hw_gso_wire_packets = s.hw_gso_wire_packets;

@@ -9,6 +9,7 @@ use super::{
     queues,
     rx::{HDS_THRESH_MAX, RING_MAX, RING_MIN},
     stats::{RX_STATS, RX_STAT_NAMES, TX_STATS, TX_STAT_NAMES},
+    tx,
 };
 use crate::abstractions::{
     boxed::box_copy,
@@ -145,6 +146,8 @@ impl EthtoolOps for Nic {
             }
         }
         me.tx_ring.store(req.tx, Ordering::Relaxed);
+        // A larger ring has room for queues stopped on the old one's fill.
+        tx::wake_with_room(dev, me);
         if let Some(t) = req.hds_thresh {
             // (Read per frame by each queue's poll: a change applies from the
             // next frame on, with no queue restart.)
@@ -223,9 +226,6 @@ impl EthtoolOps for Nic {
             for (q, mem) in me.rxqs.iter().skip(old_rx as usize).zip(fresh) {
                 me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
                 Napi::activate(q.as_ref(), dev, q.index);
-                // A sender that saw the old count may have queued a frame here
-                // after the queue stopped: poll it now rather than at the next frame.
-                q.kick();
             }
             for q in me
                 .rxqs
@@ -234,6 +234,13 @@ impl EthtoolOps for Nic {
                 .take(old_rx.saturating_sub(rx) as usize)
             {
                 queues::stop_one(dev, data, q);
+            }
+            // Every active queue polls once: a sender that saw the old count
+            // may have queued a frame on a new queue after it stopped, and TX
+            // queues now map to other channels, which reap the completions
+            // posted to the channels that served them before.
+            for q in me.rxqs.iter().take(rx as usize) {
+                q.kick();
             }
         }
         me.combined.store(req.combined, Ordering::Relaxed);

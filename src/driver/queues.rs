@@ -8,6 +8,7 @@ use super::{
     device::Nic,
     pair::NicPriv,
     rx::{QueueMem, RxQueue},
+    tx,
 };
 use crate::abstractions::{
     errno::enetdown,
@@ -42,11 +43,21 @@ pub(crate) fn stop_all(dev: &NetDev, data: &NicPriv) {
 }
 
 /// Stops one RX queue: NAPI off and removed from the device, memory retired,
-/// ring purged (counted as drops).
+/// ring purged (counted as drops; the wire took those frames, so their
+/// senders' descriptors complete).
 pub(crate) fn stop_one(dev: &NetDev, data: &NicPriv, q: &RxQueue) {
     q.napi.deactivate(dev, q.index);
     data.me().retire(q.napi.with_state(|st, off| st.take(off)));
-    q.stats.drops.add_shared(q.ring.purge());
+    let mut purged = 0;
+    while let Some(frame) = q.ring.consume() {
+        let txq = frame.queue_mapping();
+        drop(frame);
+        if let Some(sender) = dev.peer() {
+            tx::post_completions(sender, txq, 1);
+        }
+        purged += 1;
+    }
+    q.stats.drops.add_shared(purged);
 }
 
 /// New memory for RX queues `range` (indices), all or none.

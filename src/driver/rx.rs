@@ -11,6 +11,7 @@
 
 use super::rx_gro::{GroTable, Held, Slot, GRO_IDLE_FLUSH_MS};
 use super::stats::Counter;
+use super::{device::Nic, tx};
 use crate::abstractions::{
     delay::monotonic_ns,
     delayed_call::{DelayedCall, DelayedCallback},
@@ -96,6 +97,9 @@ pub(crate) struct RxQueue {
     /// took frames: that poll wakes the peer's stopped queues (set after the
     /// stop, so a poll that misses it leaves the sender's own recheck to wake).
     pub(crate) sender_stopped: AtomicBool,
+    /// TX completions were posted for this channel's TX queues since its poll
+    /// last reaped them (see `tx.rs`).
+    pub(crate) tx_done: AtomicBool,
     /// Header-split threshold: TCP frames with at most this much payload per
     /// segment are received whole (`ethtool -G hds-thresh`).
     hds_thresh: AtomicU32,
@@ -137,6 +141,7 @@ impl RxQueue {
             stats: RxStats::default(),
             index,
             sender_stopped: AtomicBool::new(false),
+            tx_done: AtomicBool::new(false),
             hds_thresh: AtomicU32::new(0),
             binding_ref <- kernel::new_mutex!(None),
         }? Error))
@@ -340,6 +345,16 @@ impl NapiPoll for RxQueue {
     type State = RxState;
 
     fn poll(&self, ctx: &NapiCtx<'_>, st: &mut RxState, budget: i32) -> i32 {
+        // TX completions first, whatever the budget (netpoll polls with 0 to
+        // have them reaped when its frame finds the queue stopped).
+        self.tx_done.store(false, Ordering::SeqCst);
+        let reaped = ctx
+            .dev()
+            .data::<Nic>()
+            .map_or(0, |d| tx::reap_completions(ctx.dev(), d.me(), self.index));
+        if budget == 0 {
+            return 0;
+        }
         let mut done = 0;
         if st.discarded > 0 {
             self.stats
@@ -348,13 +363,17 @@ impl NapiPoll for RxQueue {
         }
         // Frames on this ring come from the peer; without one (teardown) the
         // frames are read through our own device (only host memory arrives then).
-        let sender = ctx.dev().peer().unwrap_or(ctx.dev());
+        let peer = ctx.dev().peer();
+        let sender = peer.unwrap_or(ctx.dev());
         let gro = ctx.dev().gro_hw_enabled();
+        // Completions for the sender, posted per run of frames of one TX queue.
+        let mut run = CompletionRun::default();
         while done < budget {
             let Some(frame) = self.ring.consume() else {
                 break;
             };
             done += 1;
+            let txq = frame.queue_mapping();
             let wire = Wire {
                 frame: &frame,
                 tx_dma: sender.dma_dev(),
@@ -368,25 +387,28 @@ impl NapiPoll for RxQueue {
                 Err(RxError::NoBuffer) => self.stats.alloc_fail.add(1),
                 Err(RxError::Fault) => self.stats.drops.add_shared(1),
             }
+            run.add(peer, txq);
         }
+        run.flush(peer);
         if let Some(mem) = st.mem.as_mut() {
             self.age_aggregates(ctx, mem, gro, done > 0);
         }
         if done > 0 && self.sender_stopped.swap(false, Ordering::SeqCst) {
             // Room in the ring again: restart a sender stopped on back-pressure.
-            if let Some(peer) = ctx.dev().peer() {
-                for t in 0..peer.real_num_tx_queues() {
-                    if peer.txq_stopped(t) && peer.is_running() {
-                        peer.txq_wake(t);
-                    }
-                }
+            if let Some((p, side)) = peer.and_then(|p| Some((p, p.data::<Nic>()?.me()))) {
+                tx::wake_with_room(p, side);
             }
+        }
+        // Reaped completions are work done: the core's interrupt moderation
+        // (napi_defer_hard_irqs) applies to a TX-only poll too.
+        if reaped > 0 {
+            done = done.max(1);
         }
         done
     }
 
     fn has_work(&self) -> bool {
-        !self.ring.is_empty()
+        !self.ring.is_empty() || self.tx_done.load(Ordering::SeqCst)
     }
 
     fn completed(&self) {
@@ -400,6 +422,32 @@ impl NapiPoll for RxQueue {
 
     fn irq(&self) -> Option<u32> {
         self.irq.number()
+    }
+}
+
+/// Consecutive frames from one TX queue of the sender whose completions are
+/// not posted yet: one post (and interrupt) per run, not per frame.
+#[derive(Default)]
+struct CompletionRun {
+    txq: u16,
+    frames: u32,
+}
+
+impl CompletionRun {
+    /// Counts a frame of TX queue `txq` that the wire took from `sender`.
+    fn add(&mut self, sender: Option<&NetDev>, txq: u16) {
+        if self.frames > 0 && self.txq != txq {
+            self.flush(sender);
+        }
+        self.txq = txq;
+        self.frames += 1;
+    }
+
+    /// Posts the run's completions.
+    fn flush(&mut self, sender: Option<&NetDev>) {
+        if let (Some(s), n @ 1..) = (sender, core::mem::take(&mut self.frames)) {
+            tx::post_completions(s, self.txq, n);
+        }
     }
 }
 

@@ -59,11 +59,12 @@ pub(crate) const RX_STATS: [(&str, RxField); 14] = [
     ("gro_merged", |s| &s.gro_merged),
     ("gro_discarded", |s| &s.gro_discarded),
 ];
-pub(crate) const TX_STATS: [(&str, TxField); 8] = [
+pub(crate) const TX_STATS: [(&str, TxField); 9] = [
     ("packets", |t| &t.packets),
     ("bytes", |t| &t.bytes),
     ("dropped", |t| &t.dropped),
     ("stops", |t| &t.stops),
+    ("wakes", |t| &t.wakes),
     ("devmem_packets", |t| &t.devmem_packets),
     ("gso_packets", |t| &t.gso_packets),
     ("gso_bytes", |t| &t.gso_bytes),
@@ -103,6 +104,7 @@ fn tx_qstats(t: &TxStats) -> QueueTxStats {
         bytes: t.bytes.get(),
         hw_drops: t.dropped.get(),
         stop: t.stops.get(),
+        wake: t.wakes.get(),
         hw_gso_packets: t.gso_packets.get(),
         hw_gso_bytes: t.gso_bytes.get(),
         hw_gso_wire_packets: t.gso_wire_packets.get(),
@@ -145,6 +147,7 @@ impl QueueStats for Nic {
             tx.bytes += s.bytes;
             tx.hw_drops += s.hw_drops;
             tx.stop += s.stop;
+            tx.wake += s.wake;
             tx.hw_gso_packets += s.hw_gso_packets;
             tx.hw_gso_bytes += s.hw_gso_bytes;
             tx.hw_gso_wire_packets += s.hw_gso_wire_packets;

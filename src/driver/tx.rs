@@ -6,11 +6,23 @@
 //! A frame sent from device memory (devmem TX) travels as it is: its payload
 //! is read by bus address when the receiving side "DMA"s it, and the sender's
 //! buffers complete (the skb is freed) only after that read.
+//!
+//! Each TX queue has a descriptor ring of `tx_ring` entries: a frame holds
+//! one from `ndo_start_xmit` until the NAPI of the queue's channel reaps its
+//! completion, which the wire (the peer taking the frame off its RX ring)
+//! posts and signals with that channel's interrupt. A full ring stops the
+//! queue; the reap that makes room wakes it. So TX completions follow the
+//! sender's interrupt moderation (`napi_defer_hard_irqs`,
+//! `gro_flush_timeout`) and netpoll's budget-0 polls, as on a NIC.
 
-use super::{pair::NicPriv, stats::Counter};
+use super::{
+    device::Nic,
+    pair::{NicPriv, Side},
+    stats::Counter,
+};
 use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff};
 use crate::logic::parse::parse_prefix;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{fence, AtomicU32, Ordering};
 
 /// Bytes of a frame the transmit side reads to steer it.
 const STEER_PEEK: usize = 128;
@@ -24,8 +36,10 @@ pub(crate) struct TxStats {
     pub(crate) bytes: Counter,
     /// Frames dropped (peer down).
     pub(crate) dropped: Counter,
-    /// Times the queue stopped on a full peer ring.
+    /// Times the queue stopped: its ring full, or the peer's RX ring.
     pub(crate) stops: Counter,
+    /// Times a stopped queue was woken (completions or a larger ring made room).
+    pub(crate) wakes: Counter,
     /// Frames sent from device memory (devmem TX: payload read by bus address).
     pub(crate) devmem_packets: Counter,
     /// TSO super-frames the "hardware" took (received whole by the peer, as
@@ -34,6 +48,11 @@ pub(crate) struct TxStats {
     pub(crate) gso_packets: Counter,
     pub(crate) gso_bytes: Counter,
     pub(crate) gso_wire_packets: Counter,
+    /// Descriptors in use: frames posted and not yet reaped (at most `tx_ring`
+    /// while the ring size stays).
+    in_flight: AtomicU32,
+    /// Completions the wire posted that the channel's NAPI has not reaped.
+    completed: AtomicU32,
 }
 
 /// `ndo_start_xmit`: hands `skb` to the peer's RX queue, or reports the ring full.
@@ -79,7 +98,14 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
         skb.set_hash(decision.hash, decision.l4);
     }
     let limit = data.me().tx_ring.load(Ordering::Relaxed);
-    match q.ring.produce(skb, limit) {
+    if stats.in_flight.load(Ordering::SeqCst) >= limit {
+        // The ring shrank below its fill: wait for completions.
+        stop_queue(dev, stats, txq, limit);
+        return TxOutcome::Busy(skb);
+    }
+    // The descriptor is taken before the wire can complete it.
+    stats.in_flight.fetch_add(1, Ordering::SeqCst);
+    match q.ring.produce(skb, q.ring.size()) {
         Ok(()) => {
             stats.packets.add(1);
             stats.bytes.add(len);
@@ -92,18 +118,117 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
                 stats.gso_wire_packets.add(u64::from(segments));
             }
             q.irq.trigger();
+            if stats.in_flight.load(Ordering::SeqCst) >= limit {
+                stop_queue(dev, stats, txq, limit);
+            }
             TxOutcome::Done
         }
         Err(skb) => {
+            stats.release(1);
             // Back-pressure: stop this queue until the peer's poll drains a ring.
             dev.txq_stop(txq);
             q.sender_stopped.store(true, Ordering::SeqCst);
             stats.stops.add(1);
             q.irq.trigger();
-            if q.ring.len_hint() < limit.min(q.ring.size()) {
+            if q.ring.len_hint() < q.ring.size() {
                 dev.txq_wake(txq);
             }
             TxOutcome::Busy(skb)
         }
+    }
+}
+
+impl TxStats {
+    /// Descriptors in use: frames sent and not yet reaped.
+    pub(crate) fn in_flight(&self) -> u32 {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Frees `n` descriptors (saturating: frames put on a ring by anything
+    /// but `transmit`, such as the KUnit tests' own, complete too).
+    fn release(&self, n: u32) {
+        let _ = self
+            .in_flight
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |f| {
+                Some(f.saturating_sub(n))
+            });
+    }
+}
+
+/// Stops TX queue `txq`, whose ring is full, unless a reap made room meanwhile.
+fn stop_queue(dev: &NetDev, stats: &TxStats, txq: u32, limit: u32) {
+    dev.txq_stop(txq);
+    stats.stops.add(1);
+    fence(Ordering::SeqCst);
+    // A reap between the caller's check and the stop saw a running queue.
+    if stats.in_flight.load(Ordering::SeqCst) < limit {
+        dev.txq_wake(txq);
+        stats.wakes.add_shared(1);
+    }
+}
+
+/// The wire took `n` frames of `sender`'s TX queue `txq` (the peer received
+/// or dropped them): posts their completions to the queue's channel and
+/// raises that channel's interrupt.
+pub(crate) fn post_completions(sender: &NetDev, txq: u16, n: u32) {
+    let Some(side) = sender.data::<Nic>().map(NicPriv::me) else {
+        return;
+    };
+    let Some(stats) = side.txqs.get(usize::from(txq)) else {
+        return;
+    };
+    stats.completed.fetch_add(n, Ordering::SeqCst);
+    let channels = sender.real_num_rx_queues();
+    if channels == 0 {
+        // Down: the channels reap when they start.
+        return;
+    }
+    if let Some(q) = side.rxqs.get((u32::from(txq) % channels) as usize) {
+        q.tx_done.store(true, Ordering::SeqCst);
+        q.irq.trigger();
+    }
+}
+
+/// TX completion in the NAPI of `channel`: reaps the completions of the TX
+/// queues the channel serves (`txq % channels == channel`) and wakes those
+/// stopped with room again. Returns the frames reaped.
+pub(crate) fn reap_completions(dev: &NetDev, side: &Side, channel: u32) -> u32 {
+    let channels = dev.real_num_rx_queues();
+    if channels == 0 {
+        return 0;
+    }
+    let limit = side.tx_ring.load(Ordering::Relaxed);
+    let mut reaped = 0;
+    let txqs = side.txqs.iter().take(dev.real_num_tx_queues() as usize);
+    for (t, stats) in (0u32..)
+        .zip(txqs)
+        .skip(channel as usize)
+        .step_by(channels as usize)
+    {
+        let n = stats.completed.swap(0, Ordering::SeqCst);
+        if n > 0 {
+            stats.release(n);
+            reaped += n;
+        }
+        wake_if_room(dev, stats, t, limit);
+    }
+    reaped
+}
+
+/// Wakes every stopped TX queue of `dev` (of `side`) with room in its ring:
+/// the ring grew, or the peer's RX ring a queue stopped on drained.
+pub(crate) fn wake_with_room(dev: &NetDev, side: &Side) {
+    let limit = side.tx_ring.load(Ordering::Relaxed);
+    let txqs = side.txqs.iter().take(dev.real_num_tx_queues() as usize);
+    for (t, stats) in (0u32..).zip(txqs) {
+        wake_if_room(dev, stats, t, limit);
+    }
+}
+
+fn wake_if_room(dev: &NetDev, stats: &TxStats, txq: u32, limit: u32) {
+    fence(Ordering::SeqCst);
+    if dev.txq_stopped(txq) && dev.is_running() && stats.in_flight.load(Ordering::SeqCst) < limit {
+        dev.txq_wake(txq);
+        stats.wakes.add_shared(1);
     }
 }

@@ -6,3 +6,4 @@ mod logic;
 mod platform;
 mod queue;
 mod ring;
+mod tx;

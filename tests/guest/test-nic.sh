@@ -395,6 +395,51 @@ rings() {
 	echo "info: rings 4096 -> 64 -> 1024 under traffic; $(($(tx_sum dmnic0 stops) - stops0)) TX queue stops, no frame dropped"
 }
 
+# netconsole (netpoll) on dmnic0 while injected frames (AF_PACKET, as fast
+# as it sends) and a flow keep its one TX queue's 64-entry ring full:
+# netpoll transmits with interrupts off and, finding the queue stopped,
+# polls the device's NAPIs with budget 0, which reap TX completions (no
+# receive work) so that its frames go out. Every message reaches the peer,
+# the flow stays valid, and the queue stopped and woke.
+netconsole_full_ring() {
+	setup_pair || return 1
+	local cfs=/sys/kernel/config/netconsole/dmn i n=$(tier 40 400) got stops0 wakes0 mac
+	[ -d /sys/kernel/config/netconsole ] || { echo "no netconsole configfs"; return 1; }
+	ethtool -L dmnic0 combined 1 || return 1
+	ethtool -G dmnic0 tx 64 || return 1
+	stops0=$(tx_sum dmnic0 stops)
+	wakes0=$(tx_sum dmnic0 wakes)
+	read -r mac </sys/class/net/dmnic1/address 2>/dev/null ||
+		mac=$(ip -n peer -o link show dmnic1 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+	ip netns exec peer dmn-xfer udp-recv 6666 600 >/tmp/netcons.got 2>&1 &
+	local listener=$!
+	mkdir $cfs || return 1
+	echo dmnic0 >$cfs/dev_name
+	echo 10.9.0.1 >$cfs/local_ip
+	echo 10.9.0.2 >$cfs/remote_ip
+	echo "$mac" >$cfs/remote_mac
+	echo 6666 >$cfs/remote_port
+	echo 1 >$cfs/enabled || { rmdir $cfs; return 1; }
+	bg_flow_start 5530 5
+	dmn-xfer inject dmnic0 $(tier 20000 200000) >/tmp/netcons.inject 2>&1 &
+	local inject=$!
+	sleep 1
+	for ((i = 0; i < n; i++)); do echo "<5>dmn-netcons-$i" >/dev/kmsg; done
+	wait $inject || { echo "inject failed: $(cat /tmp/netcons.inject)"; return 1; }
+	sleep 3
+	echo 0 >$cfs/enabled
+	rmdir $cfs
+	kill $listener
+	wait $listener
+	bg_flow_stop_check 5530 || return 1
+	# (Lines carry the console's timestamp; count each message once.)
+	got=$(grep -o 'dmn-netcons-[0-9]*' /tmp/netcons.got | sort -u | wc -l)
+	echo "info: $got of $n netconsole messages arrived; TX queue stopped $(($(tx_sum dmnic0 stops) - stops0)) and woke $(($(tx_sum dmnic0 wakes) - wakes0)) times"
+	[ "$got" = "$n" ] || { echo "netconsole lost messages: $got of $n"; return 1; }
+	[ "$(tx_sum dmnic0 stops)" -gt "$stops0" ] || { echo "the ring never filled"; return 1; }
+	[ "$(tx_sum dmnic0 wakes)" -gt "$wakes0" ] || { echo "no wake counted"; return 1; }
+}
+
 # The header-split threshold (7.2; dmn-xfer hds-thresh sets it through the
 # ethtool netlink family): 600-byte writes stay whole under a 1024-byte
 # threshold while a bulk flow's full-sized segments split; at 4096 those are
@@ -517,6 +562,7 @@ run_test nic/rss-spreads-flows rss_spread
 run_test nic/rss-context-rule-offset rss_context_rule
 run_test nic/channels channels
 run_test nic/rings-resized-under-traffic rings
+run_test nic/netconsole-full-tx-ring netconsole_full_ring
 devmem72_kernel && run_test nic/hds-thresh hds_thresh
 run_test nic/queue-irqs queue_irqs
 run_test nic/bad-ethtool-requests bad_ethtool

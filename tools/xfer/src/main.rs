@@ -7,6 +7,11 @@
 //!     dmn-xfer timed OUTFILE CMD [ARG...]
 //!     dmn-xfer fault N IFACE combined N | split on|off
 //!     dmn-xfer hds-thresh IFACE N
+//!     dmn-xfer udp-recv PORT SECS
+//!
+//! `udp-recv` prints each UDP datagram that reaches PORT (any address) as
+//! text, for SECS seconds from its start: netconsole's receiver in the
+//! guest tests (busybox nc has no UDP).
 //!
 //! `inject` sends COUNT malformed or edge-case frames (`inject::KINDS`, in
 //! turn) out of IFACE through an AF_PACKET socket and prints
@@ -130,6 +135,33 @@ fn connect(addr: &str, port: u16) -> std::io::Result<TcpStream> {
         .next()
         .ok_or_else(|| std::io::Error::other("no address"))?;
     TcpStream::connect(target)
+}
+
+/// Writes each datagram `sock` receives to `out` until `secs` have passed.
+fn udp_recv(sock: &std::net::UdpSocket, secs: u64, out: &mut impl Write) -> std::io::Result<()> {
+    let end = Instant::now() + std::time::Duration::from_secs(secs);
+    let mut buf = vec![0u8; 65536];
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        sock.set_read_timeout(Some(left))?;
+        match sock.recv(&mut buf) {
+            Ok(n) => {
+                out.write_all(&buf[..n])?;
+                out.flush()?;
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 fn sink(port: u16, discard: bool, bind: &str) -> std::io::Result<()> {
@@ -399,6 +431,8 @@ enum Cmd {
     Demangle,
     /// Print "QUEUE NAPI_ID" for each RX queue of IFACE (0: none).
     NapiIds { iface: String },
+    /// Print the UDP datagrams reaching PORT for SECS seconds.
+    UdpRecv { port: u16, secs: u64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -446,6 +480,12 @@ fn run(cmd: Cmd) -> Result<bool, String> {
             .map(|()| true)
             .map_err(io),
         Cmd::Timed { .. } => unreachable!("timed exits with its command's status"),
+        Cmd::UdpRecv { port, secs } => {
+            let sock = std::net::UdpSocket::bind(("::", port)).map_err(io)?;
+            udp_recv(&sock, secs, &mut std::io::stdout().lock())
+                .map(|()| true)
+                .map_err(io)
+        }
         Cmd::Fault { n, iface, request } => fault(n, &iface, &request).map_err(io),
         Cmd::HdsThresh { iface, thresh } => hds_thresh(&iface, thresh).map(|()| true).map_err(io),
         Cmd::NetkitAdd {
@@ -592,6 +632,13 @@ mod tests {
             })
         );
         assert!(matches!(parse("napi-ids dmnic0"), Ok(Cmd::NapiIds { .. })));
+        assert_eq!(
+            parse("udp-recv 6666 30"),
+            Ok(Cmd::UdpRecv {
+                port: 6666,
+                secs: 30
+            })
+        );
         assert!(matches!(
             parse("netkit-add nkh nkc 16"),
             Ok(Cmd::NetkitAdd { .. })
@@ -619,5 +666,20 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn udp_recv_prints_every_datagram_until_its_time_is_up() {
+        let sock = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let addr = sock.local_addr().unwrap();
+        let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        for line in ["one\n", "two\n", "three\n"] {
+            sender.send_to(line.as_bytes(), addr).unwrap();
+        }
+        let start = Instant::now();
+        let mut out = Vec::new();
+        udp_recv(&sock, 1, &mut out).unwrap();
+        assert_eq!(out, b"one\ntwo\nthree\n");
+        assert!(start.elapsed() >= std::time::Duration::from_secs(1));
     }
 }
