@@ -10,10 +10,11 @@
 //! Each TX queue has a descriptor ring of `tx_ring` entries: a frame holds
 //! one from `ndo_start_xmit` until the NAPI of the queue's channel reaps its
 //! completion, which the wire (the peer taking the frame off its RX ring)
-//! posts and signals with that channel's interrupt. A full ring stops the
-//! queue; the reap that makes room wakes it. So TX completions follow the
-//! sender's interrupt moderation (`napi_defer_hard_irqs`,
-//! `gro_flush_timeout`) and netpoll's budget-0 polls, as on a NIC.
+//! posts, raising that channel's interrupt when the queue is stopped or half
+//! a ring of completions waits. A full ring stops the queue; the reap that
+//! makes room wakes it. So TX completions follow the sender's interrupt
+//! moderation (`napi_defer_hard_irqs`, `gro_flush_timeout`) and netpoll's
+//! budget-0 polls, as on a NIC.
 
 use super::{
     device::Nic,
@@ -100,7 +101,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
     let limit = data.me().tx_ring.load(Ordering::Relaxed);
     if stats.in_flight.load(Ordering::SeqCst) >= limit {
         // The ring shrank below its fill: wait for completions.
-        stop_queue(dev, stats, txq, limit);
+        stop_queue(dev, data.me(), stats, txq, limit);
         return TxOutcome::Busy(skb);
     }
     // The descriptor is taken before the wire can complete it.
@@ -119,7 +120,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
             }
             q.irq.trigger();
             if stats.in_flight.load(Ordering::SeqCst) >= limit {
-                stop_queue(dev, stats, txq, limit);
+                stop_queue(dev, data.me(), stats, txq, limit);
             }
             TxOutcome::Done
         }
@@ -156,20 +157,29 @@ impl TxStats {
 }
 
 /// Stops TX queue `txq`, whose ring is full, unless a reap made room meanwhile.
-fn stop_queue(dev: &NetDev, stats: &TxStats, txq: u32, limit: u32) {
+fn stop_queue(dev: &NetDev, side: &Side, stats: &TxStats, txq: u32, limit: u32) {
     dev.txq_stop(txq);
     stats.stops.add(1);
     fence(Ordering::SeqCst);
-    // A reap between the caller's check and the stop saw a running queue.
     if stats.in_flight.load(Ordering::SeqCst) < limit {
+        // A reap between the caller's check and the stop saw a running queue.
         dev.txq_wake(txq);
         stats.wakes.add_shared(1);
+    } else if stats.completed.load(Ordering::SeqCst) > 0 {
+        // Completions posted while the queue ran raised no interrupt (see
+        // `post_completions`): the stopped queue waits for them.
+        raise_completion_irq(dev, side, txq);
     }
 }
 
 /// The wire took `n` frames of `sender`'s TX queue `txq` (the peer received
-/// or dropped them): posts their completions to the queue's channel and
-/// raises that channel's interrupt.
+/// or dropped them): posts their completions to the queue's channel.
+///
+/// The channel's interrupt is moderated, as a NIC's TX completion interrupt
+/// is (`tx-frames`): raised for a stopped queue, which waits for room, or
+/// once completions for half the ring are pending; others wait for the
+/// channel's next poll. (The stop rechecks for pending completions after
+/// stopping, so one of the two sides sees the other.)
 pub(crate) fn post_completions(sender: &NetDev, txq: u16, n: u32) {
     let Some(side) = sender.data::<Nic>().map(NicPriv::me) else {
         return;
@@ -177,13 +187,26 @@ pub(crate) fn post_completions(sender: &NetDev, txq: u16, n: u32) {
     let Some(stats) = side.txqs.get(usize::from(txq)) else {
         return;
     };
-    stats.completed.fetch_add(n, Ordering::SeqCst);
-    let channels = sender.real_num_rx_queues();
+    let pending = stats
+        .completed
+        .fetch_add(n, Ordering::SeqCst)
+        .wrapping_add(n);
+    fence(Ordering::SeqCst);
+    let txq = u32::from(txq);
+    if sender.txq_stopped(txq) || pending >= side.tx_ring.load(Ordering::Relaxed) / 2 {
+        raise_completion_irq(sender, side, txq);
+    }
+}
+
+/// Raises the interrupt of the channel that serves TX queue `txq` of `dev`
+/// (`txq % channels`), flagging completions for its poll.
+fn raise_completion_irq(dev: &NetDev, side: &Side, txq: u32) {
+    let channels = dev.real_num_rx_queues();
     if channels == 0 {
         // Down: the channels reap when they start.
         return;
     }
-    if let Some(q) = side.rxqs.get((u32::from(txq) % channels) as usize) {
+    if let Some(q) = side.rxqs.get((txq % channels) as usize) {
         q.tx_done.store(true, Ordering::SeqCst);
         q.irq.trigger();
     }
