@@ -421,7 +421,7 @@ netconsole_full_ring() {
 	echo 6666 >$cfs/remote_port
 	echo 1 >$cfs/enabled || { rmdir $cfs; return 1; }
 	bg_flow_start 5530 5
-	dmn-xfer inject dmnic0 $(tier 20000 200000) >/tmp/netcons.inject 2>&1 &
+	dmn-xfer inject dmnic0 $(tier 40000 200000) >/tmp/netcons.inject 2>&1 &
 	local inject=$!
 	sleep 1
 	for ((i = 0; i < n; i++)); do echo "<5>dmn-netcons-$i" >/dev/kmsg; done
