@@ -37,26 +37,43 @@ upstream_ncdevmem() {
 	[ "$dmq" = "$dm" ] || { echo "devmem frames on other queues than $q"; return 1; }
 }
 
-# Upstream ncdevmem with receive coalescing on (as bnxt runs devmem): the
-# sender's TSO off, so frames arrive MSS-sized and the device merges them into
-# the dma-buf; every byte validated, every token returned.
-upstream_ncdevmem_gro() {
+# Receive coalescing on (as bnxt runs devmem), the sender's TSO off, so frames
+# arrive MSS-sized and the device merges them into the dma-buf; every byte
+# validated, every token returned. The server is upstream's ncdevmem, except
+# in 6.12's make check: 6.12's runs its built-in checks first, five binds of a
+# 64 MB dma-buf that cost the 6.12 core about 90 s under TCG (measured: 20 s
+# for a bind that fails on its empty queue list, before the driver is asked),
+# which devmem/upstream-ncdevmem already spends; there ncdevmem-rs serves,
+# and make stress keeps upstream's.
+ncdevmem_gro() {
 	setup_pair || return 1
 	ethtool -K dmnic0 tso off || return 1
 	ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
-	local bytes=$(($(tier 16 256) * MIB)) gp0 gp total
+	local bytes=$(($(tier 16 256) * MIB)) gp0 gp total server=upstream
+	devmem72_kernel || [ "$DMN_TIER" = stress ] || server=ncdevmem-rs
 	gp0=$(rx_sum dmnic1 gro_packets peer)
-	ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5211 -v 7 -f dmnic1 \
-		>/tmp/upg.out 2>/tmp/upg.err &
-	local spid=$!
+	if [ $server = upstream ]; then
+		ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5211 -v 7 -f dmnic1 \
+			>/tmp/upg.out 2>/tmp/upg.err &
+		RS_PID=$!
+	else
+		rs_server 5211 /tmp/upg.out -c 10.9.0.1 -v 7
+	fi
+	local spid=$RS_PID
 	wait_listen 5211 || { tail /tmp/upg.err; return 1; }
 	ncdevmem-rs -s 10.9.0.2 -p 5211 -v 7 --bytes $bytes >/tmp/upg.client || return 1
-	wait $spid || { echo "upstream ncdevmem failed:"; grep -v '^received\|^recvmsg\|^total' /tmp/upg.err | tail -5; return 1; }
-	grep -q "Failed validation" /tmp/upg.err && { echo "validation failed"; return 1; }
-	total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' /tmp/upg.err | tail -1)
+	if [ $server = upstream ]; then
+		wait $spid || { echo "upstream ncdevmem failed:"; grep -v '^received\|^recvmsg\|^total' /tmp/upg.err | tail -5; return 1; }
+		grep -q "Failed validation" /tmp/upg.err && { echo "validation failed"; return 1; }
+		total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' /tmp/upg.err | tail -1)
+		echo "info: upstream ncdevmem: total_received=$total, $(grep -c '^received frag' /tmp/upg.err) frags"
+		[ "$total" = "$bytes" ] || { echo "total_received=$total, want $bytes"; return 1; }
+	else
+		wait $spid || { tail -3 /tmp/upg.out.err; return 1; }
+		check_rs_summary /tmp/upg.out $bytes || return 1
+	fi
 	gp=$(($(rx_sum dmnic1 gro_packets peer) - gp0))
-	echo "info: total_received=$total, $gp coalesced packets, $(grep -c '^received frag' /tmp/upg.err) frags"
-	[ "$total" = "$bytes" ] || { echo "total_received=$total, want $bytes"; return 1; }
+	echo "info: $gp coalesced packets"
 	[ "$gp" -gt 10 ] || { echo "too few coalesced packets"; return 1; }
 }
 
@@ -265,7 +282,7 @@ upstream_hds_sweep() {
 
 run_test devmem/upstream-ncdevmem upstream_ncdevmem
 devmem72_kernel && run_test devmem/upstream-hds-sweep upstream_hds_sweep
-run_test devmem/upstream-ncdevmem-gro-hw upstream_ncdevmem_gro
+run_test devmem/ncdevmem-gro-hw ncdevmem_gro
 run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf
 run_test devmem/ncdevmem-rs-dma-heap rs_provider dma-heap
 run_test devmem/ncdevmem-rs-ipv6 rs_ipv6
