@@ -5,6 +5,17 @@
 source /extra/lib.sh
 MIB=$((1024 * 1024))
 
+# Upstream ncdevmem served BYTES: it exited 0, validated every byte and counted
+# them all (each frag's token it returns itself).
+upstream_server_ok() { # pid stderr-file bytes
+	local total
+	wait "$1" || { echo "upstream ncdevmem failed:"; grep -v '^received\|^recvmsg\|^total' "$2" | tail -5; return 1; }
+	grep -q "Failed validation" "$2" && { echo "validation failed"; return 1; }
+	total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' "$2" | tail -1)
+	echo "info: upstream ncdevmem total_received=$total, $(grep -c '^received frag' "$2") frags, each token returned"
+	[ "$total" = "$3" ] || { echo "total_received=$total, want $3"; return 1; }
+}
+
 upstream_ncdevmem() {
 	setup_pair || return 1
 	local bytes=$(($(tier 32 1024) * MIB)) hds0 dm0 q
@@ -20,12 +31,7 @@ upstream_ncdevmem() {
 	wait_listen 5201 || { cat /tmp/up.err | tail; return 1; }
 	ncdevmem-rs -s 10.9.0.2 -p 5201 -v 7 --bytes $bytes >/tmp/up.client || return 1
 	echo "info: $(cat /tmp/up.client)"
-	wait $spid || { echo "upstream ncdevmem failed:"; grep -v '^received\|^recvmsg\|^total' /tmp/up.err | tail -5; return 1; }
-	grep -q "Failed validation" /tmp/up.err && { echo "validation failed"; return 1; }
-	local total
-	total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' /tmp/up.err | tail -1)
-	echo "info: upstream ncdevmem total_received=$total, $(grep -c '^received frag' /tmp/up.err) frags, each token returned"
-	[ "$total" = "$bytes" ] || { echo "total_received=$total, want $bytes"; return 1; }
+	upstream_server_ok $spid /tmp/up.err $bytes || return 1
 	q=$(sed -n 's/^using queues \([0-9]*\)\.\..*/\1/p' /tmp/up.err)
 	q=${q:-8}
 	local dm hds dmq
@@ -49,27 +55,23 @@ ncdevmem_gro() {
 	setup_pair || return 1
 	ethtool -K dmnic0 tso off || return 1
 	ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
-	local bytes=$(($(tier 16 256) * MIB)) gp0 gp total server=upstream
-	devmem72_kernel || [ "$DMN_TIER" = stress ] || server=ncdevmem-rs
+	local bytes=$(($(tier 16 256) * MIB)) gp0 gp server=upstream err=/tmp/upg.err
+	devmem72_kernel || [ "$DMN_TIER" = stress ] || { server=ncdevmem-rs err=/tmp/upg.out.err; }
 	gp0=$(rx_sum dmnic1 gro_packets peer)
 	if [ $server = upstream ]; then
 		ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5211 -v 7 -f dmnic1 \
-			>/tmp/upg.out 2>/tmp/upg.err &
+			>/tmp/upg.out 2>$err &
 		RS_PID=$!
 	else
 		rs_server 5211 /tmp/upg.out -c 10.9.0.1 -v 7
 	fi
 	local spid=$RS_PID
-	wait_listen 5211 || { tail /tmp/upg.err; return 1; }
+	wait_listen 5211 || { tail $err; return 1; }
 	ncdevmem-rs -s 10.9.0.2 -p 5211 -v 7 --bytes $bytes >/tmp/upg.client || return 1
 	if [ $server = upstream ]; then
-		wait $spid || { echo "upstream ncdevmem failed:"; grep -v '^received\|^recvmsg\|^total' /tmp/upg.err | tail -5; return 1; }
-		grep -q "Failed validation" /tmp/upg.err && { echo "validation failed"; return 1; }
-		total=$(sed -n 's/^total_received=\([0-9]*\)$/\1/p' /tmp/upg.err | tail -1)
-		echo "info: upstream ncdevmem: total_received=$total, $(grep -c '^received frag' /tmp/upg.err) frags"
-		[ "$total" = "$bytes" ] || { echo "total_received=$total, want $bytes"; return 1; }
+		upstream_server_ok $spid $err $bytes || return 1
 	else
-		wait $spid || { tail -3 /tmp/upg.out.err; return 1; }
+		wait $spid || { tail -3 $err; return 1; }
 		check_rs_summary /tmp/upg.out $bytes || return 1
 	fi
 	gp=$(($(rx_sum dmnic1 gro_packets peer) - gp0))
