@@ -37,6 +37,7 @@ kernel_fragments() {
 	case "$1" in
 	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
 	perf) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/perf.config$extra" ;;
+	ksft) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/ksft.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
 	*) echo "unknown kernel flavour '$1'" >&2; return 1 ;;
 	esac
 }
@@ -111,4 +112,16 @@ module_dir() {
 	else
 		echo "$REPO/build/$KERNEL-$1$v/module"
 	fi
+}
+
+# This machine's TSC rate in kHz (scripts/host-tsc-khz.c, built once into
+# the cache), for guests that should keep time with the TSC (VM_CLOCK=tsc).
+host_tsc_khz() {
+	local src="$REPO/scripts/host-tsc-khz.c" bin
+	bin="$CACHE/guest-tools/host-tsc-khz-$(sha256sum "$src" | cut -c1-12)"
+	if [ ! -x "$bin" ]; then
+		mkdir -p "$CACHE/guest-tools" &&
+			gcc -O2 -o "$bin.tmp" "$src" && mv "$bin.tmp" "$bin" || return 1
+	fi
+	"$bin"
 }

@@ -21,7 +21,7 @@ export REMOTE_TYPE=netns REMOTE_ARGS=peer LOCAL_PREFIX_V6=2001:db8:2::/64 DISRUP
 export PYTHONDONTWRITEBYTECODE=1
 # Upstream's variable for slow machines, which its tests read to widen timing
 # windows (so_txtime.py schedules its first packet 2 s out instead of 0.2 s;
-# gro.py forgives its large_ cases). This guest is TCG with KASAN and lockdep.
+# gro.py forgives its large_ cases). This guest is TCG.
 export KSFT_MACHINE_SLOW=yes
 
 # The module's KUnit suites ran in make check's own guests.
