@@ -198,5 +198,7 @@ void dmn_pp_free_frag(struct page_pool *pool, void *va);
 void dmn_pp_free_frag_va(void *va);
 void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
 				unsigned int size, unsigned int truesize);
+void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,
+			    unsigned int truesize);
 
 #endif /* DEVMEMNIC_HELPERS_H */

@@ -221,6 +221,29 @@ impl SkBuff {
         Ok(())
     }
 
+    /// Appends the first `len` bytes of a host page-pool fragment as a frag,
+    /// charged at the fragment's size; the skb takes over its reference.
+    /// `EINVAL` if `len` exceeds the fragment.
+    pub(crate) fn add_host_frag(
+        &mut self,
+        frag: super::page_pool::HostFrag<'_>,
+        len: u32,
+    ) -> Result {
+        if !self.has_free_frag() {
+            return Err(ENOSPC);
+        }
+        if len > frag.size() {
+            return Err(EINVAL);
+        }
+        let truesize = frag.size();
+        let va = frag.into_raw();
+        // SAFETY: the skb is ours and has a free frag slot; `va` is a fragment of
+        // `truesize >= len` bytes of a pool page whose reference moves into the
+        // skb (marked for recycling, so it goes back to the pool).
+        unsafe { bindings::dmn_skb_add_rx_frag_va(self.ptr.as_ptr(), va, len, truesize) };
+        Ok(())
+    }
+
     /// A zeroed broadcast frame of `len` bytes (ethertype 0x88b5), for tests.
     pub(crate) fn test_frame(len: u32) -> Result<SkBuff> {
         // SAFETY: plain allocation; we own the result.

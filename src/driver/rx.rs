@@ -35,6 +35,10 @@ use kernel::{prelude::*, sync::Mutex};
 pub(crate) const RING_SIZE: u32 = 1024;
 pub(crate) const RING_MIN: u32 = 64;
 pub(crate) const RING_MAX: u32 = 4096;
+/// Largest payload a coalesced segment packs into a shared host page
+/// instead of a buffer of its own, and the stride such payloads take.
+const GRO_PACK_MAX: usize = 1024;
+const GRO_PACK_STRIDE: usize = 64;
 /// Largest header-split threshold (`ethtool -G hds-thresh`): a page of payload.
 pub(crate) const HDS_THRESH_MAX: u32 = 4096;
 
@@ -642,14 +646,25 @@ impl RxQueue {
         if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
             return Ok(None);
         }
-        self.frags_from(
-            dev,
-            payload,
-            wire,
-            &mut h.skb,
-            seg.header_len(),
-            payload_len,
-        )?;
+        if !*devmem && payload_len <= GRO_PACK_MAX {
+            self.packed_frag_from(
+                dev,
+                payload,
+                wire,
+                &mut h.skb,
+                seg.header_len(),
+                payload_len,
+            )?;
+        } else {
+            self.frags_from(
+                dev,
+                payload,
+                wire,
+                &mut h.skb,
+                seg.header_len(),
+                payload_len,
+            )?;
+        }
         h.wire_bytes += wire.frame.len() as u64;
         self.stats.gro_merged.add(1);
         Ok(Some(h.run.merge(seg, fixed_id)))
@@ -773,6 +788,27 @@ impl RxQueue {
             },
         )?;
         Ok(SkBuff::build(frag, headroom, len as u32)?)
+    }
+
+    /// Appends frame bytes `from..from + len` (at most [`GRO_PACK_MAX`]) to
+    /// `skb` as one fragment of a host page of `pool` sized to them (a stride
+    /// multiple), as NICs that aggregate pack small payloads into shared
+    /// pages: the aggregate is charged for what it holds, not a whole buffer.
+    fn packed_frag_from(
+        &self,
+        dev: &NetDev,
+        pool: &PagePool,
+        wire: &Wire<'_>,
+        skb: &mut SkBuff,
+        from: usize,
+        len: usize,
+    ) -> Result<(), RxError> {
+        let size = len.next_multiple_of(GRO_PACK_STRIDE);
+        let frag = pool.alloc_frag(size as u32).ok_or(RxError::NoBuffer)?;
+        let mut src = wire.reader(from)?;
+        device_write_with(dev.dma_dev(), frag.dma_addr(), len, |dst| src.read(dst))?;
+        skb.add_host_frag(frag, len as u32)?;
+        Ok(())
     }
 
     /// Appends frame bytes `from..from + len` to `skb` in buffers of `pool`

@@ -762,3 +762,13 @@ void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsig
 			       size, truesize);
 }
 
+/* Appends a page-pool fragment of a host page (from dmn_pp_alloc_frag) as a frag. */
+void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,
+			    unsigned int truesize)
+{
+	struct page *page = virt_to_head_page(va);
+
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, va - page_address(page), size,
+			truesize);
+}
+

@@ -400,13 +400,18 @@ rings() {
 # netpoll transmits with interrupts off and, finding the queue stopped,
 # polls the device's NAPIs with budget 0, which reap TX completions (no
 # receive work) so that its frames go out. Every message reaches the peer,
-# the flow stays valid, and the queue stopped and woke.
+# the flow stays valid, and the queue stopped and woke. The peer's
+# interrupts are deferred (its NAPI polls every 20 ms while frames come)
+# so that the ring fills however the guest schedules the two sides:
+# completions wait for the peer's poll, as with a receiver that moderates.
 netconsole_full_ring() {
 	setup_pair || return 1
 	local cfs=/sys/kernel/config/netconsole/dmn i n=$(tier 40 400) got stops0 wakes0 mac
 	[ -d /sys/kernel/config/netconsole ] || { echo "no netconsole configfs"; return 1; }
 	ethtool -L dmnic0 combined 1 || return 1
 	ethtool -G dmnic0 tx 64 || return 1
+	ip netns exec peer sh -c 'echo 1000 >/sys/class/net/dmnic1/napi_defer_hard_irqs &&
+		echo 20000000 >/sys/class/net/dmnic1/gro_flush_timeout' || return 1
 	stops0=$(tx_sum dmnic0 stops)
 	wakes0=$(tx_sum dmnic0 wakes)
 	read -r mac </sys/class/net/dmnic1/address 2>/dev/null ||
@@ -431,6 +436,8 @@ netconsole_full_ring() {
 	rmdir $cfs
 	kill $listener
 	wait $listener
+	ip netns exec peer sh -c 'echo 0 >/sys/class/net/dmnic1/napi_defer_hard_irqs &&
+		echo 0 >/sys/class/net/dmnic1/gro_flush_timeout' || return 1
 	bg_flow_stop_check 5530 || return 1
 	# (Lines carry the console's timestamp; count each message once.)
 	got=$(grep -o 'dmn-netcons-[0-9]*' /tmp/netcons.got | sort -u | wc -l)
