@@ -66,12 +66,15 @@ fail() {
 # guest back in a clean state so one failure does not cascade.
 #
 # GUEST_ONLY (a shell pattern, e.g. 'devmem/token-*') runs only the tests
-# whose names match it; the others are skipped silently.
+# whose names match it, GUEST_SKIP (another, e.g. '@(hardening|module)/*')
+# leaves out those that match it; the others are skipped silently.
 run_test() {
 	local name="$1"
 	shift
 	# shellcheck disable=SC2053
 	[ -n "${GUEST_ONLY:-}" ] && [[ $name != $GUEST_ONLY ]] && return 0
+	# shellcheck disable=SC2053
+	[ -n "${GUEST_SKIP:-}" ] && [[ $name == $GUEST_SKIP ]] && return 0
 	local out rc t0 secs line
 	t0=$(uptime_now)
 	out=$("$@" 2>&1)
