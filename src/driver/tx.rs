@@ -132,7 +132,10 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
             stats.stops.add(1);
             q.irq.trigger();
             if q.ring.len_hint() < q.ring.size() {
+                // The peer's poll drained it meanwhile (and may have seen
+                // no stopped queue): wake, as `stop_queue` does.
                 dev.txq_wake(txq);
+                stats.wakes.add_shared(1);
             }
             TxOutcome::Busy(skb)
         }

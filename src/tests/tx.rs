@@ -77,6 +77,17 @@ fn ring_bounds_in_flight_until_napi_reaps(test: &mut Test) {
     kunit_expect!(test, !dev.txq_stopped(0));
     kunit_expect_eq!(test, stats.in_flight(), 0);
     kunit_expect!(test, stats.wakes.get() > wakes0);
+    if stats.wakes.get() <= wakes0 {
+        test.fail(format_args!(
+            "woken without a counted wake: stops {} -> {}, wakes {} -> {}, in flight {}, waited {} ms",
+            stops0,
+            stats.stops.get(),
+            wakes0,
+            stats.wakes.get(),
+            stats.in_flight(),
+            waited * 10
+        ));
+    }
     for d in [dev, peer] {
         let lock = d.lock_ops();
         kunit_expect!(test, d.close(&lock).is_ok());
