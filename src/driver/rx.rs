@@ -646,25 +646,20 @@ impl RxQueue {
         if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
             return Ok(None);
         }
-        if !*devmem && payload_len <= GRO_PACK_MAX {
-            self.packed_frag_from(
-                dev,
-                payload,
-                wire,
-                &mut h.skb,
-                seg.header_len(),
-                payload_len,
-            )?;
+        let append = if !*devmem && payload_len <= GRO_PACK_MAX {
+            Self::packed_frag_from
         } else {
-            self.frags_from(
-                dev,
-                payload,
-                wire,
-                &mut h.skb,
-                seg.header_len(),
-                payload_len,
-            )?;
-        }
+            Self::frags_from
+        };
+        append(
+            self,
+            dev,
+            payload,
+            wire,
+            &mut h.skb,
+            seg.header_len(),
+            payload_len,
+        )?;
         h.wire_bytes += wire.frame.len() as u64;
         self.stats.gro_merged.add(1);
         Ok(Some(h.run.merge(seg, fixed_id)))
