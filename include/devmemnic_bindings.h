@@ -14,6 +14,8 @@
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
 #include <net/page_pool/types.h>
+#include <net/xdp.h>
+#include <linux/filter.h>
 #include <uapi/linux/ethtool_netlink.h>
 #include <kunit/test.h>
 

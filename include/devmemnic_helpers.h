@@ -201,4 +201,30 @@ void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsig
 void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,
 			    unsigned int truesize);
 
+
+/* xdp.c: native XDP. */
+struct bpf_prog;
+struct netdev_bpf;
+struct xdp_rxq_info;
+struct xdp_buff;
+void dmn_skb_take_xdp_frags(struct sk_buff *skb, const struct xdp_buff *xdp, u8 nr_frags,
+			    u32 size);
+void dmn_bpf_prog_put(struct bpf_prog *prog);
+bool dmn_bpf_prog_has_frags(const struct bpf_prog *prog);
+unsigned int dmn_xdp_headroom(void);
+unsigned int dmn_xdp_tailroom(void);
+unsigned int dmn_xdp_max_frags(void);
+struct xdp_rxq_info *dmn_xdp_rxq_register(struct net_device *dev, u32 queue,
+					  struct page_pool *pool);
+void dmn_xdp_rxq_unregister(struct xdp_rxq_info *rxq);
+u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long head, u32 len,
+		const unsigned long *frags, const u32 *lens, u32 nr, struct sk_buff **skb_out);
+struct sk_buff *dmn_skb_offloads_in_software(struct sk_buff *skb);
+struct sk_buff *dmn_skb_list_pop(struct sk_buff **list);
+void dmn_skb_set_queue_mapping(struct sk_buff *skb, u16 queue);
+void dmn_netdev_set_xdp_features(struct net_device *dev);
+bool dmn_netdev_bpf_is_setup_prog(const struct netdev_bpf *bpf);
+struct bpf_prog *dmn_netdev_bpf_prog(const struct netdev_bpf *bpf);
+struct netlink_ext_ack *dmn_netdev_bpf_extack(const struct netdev_bpf *bpf);
+
 #endif /* DEVMEMNIC_HELPERS_H */

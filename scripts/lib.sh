@@ -37,7 +37,9 @@ kernel_fragments() {
 	case "$1" in
 	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
 	perf) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/perf.config$extra" ;;
-	ksft) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/ksft.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
+	ksft)
+		[ "$KERNEL" = 7.2 ] && test_extra="$test_extra $REPO/tests/kconfig/ksft-7.2.config"
+		echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/ksft.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
 	*) echo "unknown kernel flavour '$1'" >&2; return 1 ;;
 	esac
 }

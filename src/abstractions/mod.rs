@@ -33,6 +33,7 @@ pub(crate) mod queue_mgmt;
 pub(crate) mod rcu;
 pub(crate) mod ring;
 pub(crate) mod skb;
+pub(crate) mod xdp;
 
 /// The `F` at byte `offset` inside `owner`: the embedded-field lookup of the
 /// `Has*` traits ([`napi::HasNapi`], [`delayed_call::HasDelayedCall`]).

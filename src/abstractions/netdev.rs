@@ -63,6 +63,13 @@ impl NetDev {
         OpsLock { dev: self }
     }
 
+    /// The MTU.
+    pub(crate) fn mtu(&self) -> u32 {
+        // SAFETY: the device is allocated; a plain read of a field the core
+        // changes under the ops locks (a racing reader sees old or new).
+        unsafe { core::ptr::addr_of!((*self.as_raw()).mtu).read_volatile() }
+    }
+
     /// Sets the MTU field; called from `change_mtu` under the ops locks.
     pub(crate) fn set_mtu_field(&self, mtu: u32) {
         // SAFETY: the device is allocated; the core calls `ndo_change_mtu` with the
@@ -423,6 +430,11 @@ impl<T: NetDevOps> NetDevAlloc<T> {
             (*raw).features = cfg.features;
             if cfg.devmem_tx {
                 bindings::dmn_netdev_init_netmem_tx(raw);
+            }
+            if T::HAS_XDP_SETUP {
+                // What the trampolines of `ndo_bpf` and the driver's receive
+                // path give: PASS, DROP, TX and multi-buffer frames.
+                bindings::dmn_netdev_set_xdp_features(raw);
             }
         }
         // INVARIANT: allocated with `T`'s ops, a parent, and an `Arc<T::Priv>`.

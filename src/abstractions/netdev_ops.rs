@@ -13,12 +13,14 @@
 //! [`QueueMgmt`]: super::queue_mgmt::QueueMgmt
 //! [`QueueStats`]: super::qstats::QueueStats
 
+use super::ethtool::Extack;
 use super::{
     bindings,
     netdev::{priv_of, NetDev},
     skb::SkBuff,
+    xdp::XdpProg,
 };
-use core::marker::PhantomData;
+use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{build_error, error::from_result, prelude::*};
 
 /// Per-device 64-bit counters reported through `ndo_get_stats64`.
@@ -71,6 +73,18 @@ pub(crate) trait NetDevOps: Sized + 'static {
 
     /// `ndo_change_mtu`: validate and store (with [`NetDev::set_mtu_field`]).
     fn change_mtu(_dev: &NetDev, _data: &Self::Priv, _mtu: u32) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_bpf`'s `XDP_SETUP_PROG`: attach `prog` in native mode (or detach
+    /// with `None`). A driver that refuses hands the program back with the
+    /// error (the core keeps that reference).
+    fn xdp_setup(
+        _dev: &NetDev,
+        _data: &Self::Priv,
+        _prog: Option<XdpProg>,
+        _extack: &Extack,
+    ) -> core::result::Result<(), (Error, Option<XdpProg>)> {
         build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
     }
 }
@@ -159,6 +173,39 @@ impl<T: NetDevOps> OpsTable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// Called by the core with the ops locks held, a live device of ours and
+    /// a valid `bpf` request.
+    unsafe extern "C" fn bpf(
+        dev: *mut bindings::net_device,
+        bpf: *mut bindings::netdev_bpf,
+    ) -> i32 {
+        // SAFETY: the core passes a valid request.
+        if !unsafe { bindings::dmn_netdev_bpf_is_setup_prog(bpf) } {
+            // Offload, AF_XDP zero-copy pools: not offered.
+            return super::errno::eopnotsupp().to_errno();
+        }
+        // SAFETY: the core passes a live device of ours and a valid request,
+        // whose program (if any) carries a reference moved to the driver.
+        let (nd, data, prog, extack) = unsafe {
+            (
+                NetDev::from_raw(dev),
+                priv_of::<T>(dev),
+                NonNull::new(bindings::dmn_netdev_bpf_prog(bpf)).map(|p| XdpProg::from_raw(p)),
+                Extack::from_raw(bindings::dmn_netdev_bpf_extack(bpf)),
+            )
+        };
+        match T::xdp_setup(nd, data, prog, &extack) {
+            Ok(()) => 0,
+            Err((e, prog)) => {
+                // The core puts the reference of a refused program.
+                prog.map(XdpProg::into_raw);
+                e.to_errno()
+            }
+        }
+    }
+
     const VTABLE: bindings::net_device_ops = {
         // SAFETY: all-zeroes is a valid `net_device_ops` (every callback absent).
         let mut ops: bindings::net_device_ops = unsafe { core::mem::zeroed() };
@@ -170,6 +217,9 @@ impl<T: NetDevOps> OpsTable<T> {
         }
         if T::HAS_CHANGE_MTU {
             ops.ndo_change_mtu = Some(Self::change_mtu);
+        }
+        if T::HAS_XDP_SETUP {
+            ops.ndo_bpf = Some(Self::bpf);
         }
         ops
     };

@@ -135,6 +135,11 @@ impl PagePool {
         unsafe { bindings::page_pool_disable_direct_recycling(self.ptr.as_ptr()) };
     }
 
+    /// The C pool (for the layer's other wrappers).
+    pub(super) fn as_raw(&self) -> *mut bindings::page_pool {
+        self.ptr.as_ptr()
+    }
+
     /// A whole buffer (page or net_iov), from NAPI context.
     pub(crate) fn alloc_netmem(&self) -> Option<Netmem<'_>> {
         // SAFETY: the pool is live; called from the owning NAPI's poll.
@@ -201,6 +206,11 @@ impl Netmem<'_> {
     /// Bytes in the buffer.
     pub(crate) fn size(&self) -> usize {
         self.size
+    }
+
+    /// Whether the buffer is one of `pool`'s.
+    pub(super) fn belongs_to(&self, pool: &PagePool) -> bool {
+        self.pool == pool.ptr
     }
 
     /// Gives up the reference (to an skb frag).

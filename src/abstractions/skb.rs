@@ -297,6 +297,24 @@ impl SkBuff {
         Ok(unsafe { SkBuff::from_raw(raw) })
     }
 
+    /// Sets the queue the frame was sent on (what its completion is posted to).
+    pub(crate) fn set_queue_mapping(&mut self, queue: u16) {
+        // SAFETY: the skb is ours.
+        unsafe { bindings::dmn_skb_set_queue_mapping(self.ptr.as_ptr(), queue) }
+    }
+
+    /// Does in software what the sender left to the device: segments a TSO
+    /// super-frame, or fills a checksum left partial. `None` (the frame
+    /// freed) if that is impossible, as for frags in device memory.
+    pub(crate) fn offloads_in_software(self) -> Option<SkbList> {
+        let raw = self.into_raw();
+        // SAFETY: we own `raw`; it moves into the helper, which returns a list
+        // of skbs we own or frees it.
+        let head = unsafe { bindings::dmn_skb_offloads_in_software(raw) };
+        // INVARIANT: a list of owned skbs.
+        (!head.is_null()).then_some(SkbList { head })
+    }
+
     /// Takes over `from`'s TCP segmentation (a TSO super-frame stays one skb).
     pub(crate) fn copy_gso_from(&mut self, from: &SkBuff) {
         // SAFETY: both skbs are valid; `self` is ours to modify.
@@ -348,6 +366,35 @@ pub(crate) struct GroLayout {
     pub(crate) tcp_off: u16,
     /// The (inner) IPv4 ID stayed fixed across the segments.
     pub(crate) fixed_id: bool,
+}
+
+/// Frames from [`SkBuff::offloads_in_software`], taken in order; the rest
+/// are freed with the list.
+///
+/// # Invariants
+///
+/// `head` is null or the first of a list (through `next`) of skbs we own.
+pub(crate) struct SkbList {
+    head: *mut bindings::sk_buff,
+}
+
+impl Iterator for SkbList {
+    type Item = SkBuff;
+
+    fn next(&mut self) -> Option<SkBuff> {
+        // SAFETY: a list of skbs we own (type invariant); the first is unlinked.
+        let raw = unsafe { bindings::dmn_skb_list_pop(&mut self.head) };
+        // SAFETY: an unlinked skb we own.
+        (!raw.is_null()).then(|| unsafe { SkBuff::from_raw(raw) })
+    }
+}
+
+impl Drop for SkbList {
+    fn drop(&mut self) {
+        for skb in self.by_ref() {
+            drop(skb);
+        }
+    }
 }
 
 /// Bytes a buffer needs to hold `len` frame bytes as an skb head (headroom and

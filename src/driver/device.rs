@@ -3,11 +3,13 @@
 //! The device type: its `net_device_ops` (open, stop, transmit, MTU, link
 //! counters) and the set of ops tables every devmemnic device gets.
 
-use super::{pair::NicPriv, queues, tx};
+use super::{pair::NicPriv, queues, tx, xdp};
 use crate::abstractions::{
+    ethtool::Extack,
     netdev::NetDev,
     netdev_ops::{LinkStats, NetDevOps, TxOutcome, Vtables},
     skb::SkBuff,
+    xdp::XdpProg,
 };
 use kernel::prelude::*;
 
@@ -60,6 +62,8 @@ impl NetDevOps for Nic {
             s.rx_packets += q.stats.packets.get();
             s.rx_bytes += q.stats.bytes.get();
             s.rx_dropped += q.stats.drops.get() + q.stats.alloc_fail.get();
+            s.tx_packets += q.stats.xdp_tx.get();
+            s.tx_bytes += q.stats.xdp_tx_bytes.get();
         }
         for t in me.txqs.iter() {
             s.tx_packets += t.packets.get();
@@ -69,9 +73,22 @@ impl NetDevOps for Nic {
         s
     }
 
-    fn change_mtu(dev: &NetDev, _data: &NicPriv, mtu: u32) -> Result {
-        // The core checked min/max; buffers are page chunks, so any MTU fits.
+    fn change_mtu(dev: &NetDev, data: &NicPriv, mtu: u32) -> Result {
+        // The core checked min/max; buffers are page chunks, so any MTU fits,
+        // but a single-buffer XDP program sees one page.
+        if !xdp::mtu_allowed(data, mtu) {
+            return Err(EINVAL);
+        }
         dev.set_mtu_field(mtu);
         Ok(())
+    }
+
+    fn xdp_setup(
+        dev: &NetDev,
+        data: &NicPriv,
+        prog: Option<XdpProg>,
+        extack: &Extack,
+    ) -> core::result::Result<(), (Error, Option<XdpProg>)> {
+        xdp::setup(dev, data, prog, extack)
     }
 }

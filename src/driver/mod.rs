@@ -3,7 +3,9 @@
 //! The virtual NIC, in safe Rust on the abstraction layer, one concern a file:
 //! `pair` (devices and their shared state, teardown), `device` (net device
 //! ops), `tx` (transmit and steering), `rx` (RX queues and their NAPI poll:
-//! header split, the "DMA"), `rx_gro` (the aggregates of receive coalescing), `queues` (queue memory and the queue-management
+//! header split, the "DMA"), `rx_gro` (the aggregates of receive
+//! coalescing), `xdp` and `rx_xdp` (native XDP: attaching, and the receive
+//! path a program runs in), `queues` (queue memory and the queue-management
 //! API), `ethtool` (handlers), `stats` (counters and qstats).
 
 pub(crate) mod device;
@@ -12,5 +14,7 @@ pub(crate) mod pair;
 pub(crate) mod queues;
 pub(crate) mod rx;
 pub(crate) mod rx_gro;
+pub(crate) mod rx_xdp;
 pub(crate) mod stats;
 pub(crate) mod tx;
+pub(crate) mod xdp;

@@ -23,6 +23,7 @@ use crate::abstractions::{
     platform::PlatformDevice,
     rcu::RcuBox,
     skb::flush_deferred_skbs,
+    xdp::XdpSlot,
 };
 use crate::logic::{steering::Steering, toeplitz::DEFAULT_RSS_KEY};
 use core::sync::atomic::{AtomicBool, AtomicU32};
@@ -48,6 +49,8 @@ pub(crate) struct Side {
     pub(crate) txqs: KVec<TxStats>,
     #[pin]
     pub(crate) steering: RcuBox<Steering>,
+    /// The XDP program this device runs on receive (native mode).
+    pub(crate) xdp: XdpSlot,
     /// Configured TCP data split; queues pick it up when their memory is (re)built.
     pub(crate) header_split: AtomicBool,
     /// Combined channels (an RX and a TX queue each; `ethtool -L combined`):
@@ -208,6 +211,7 @@ fn new_side(
         _irqs: irqs,
         txqs,
         steering <- RcuBox::new(steering),
+        xdp: XdpSlot::new(),
         header_split: AtomicBool::new(SPLIT_DEFAULT),
         combined: AtomicU32::new(queues),
         tx_ring: AtomicU32::new(RING_SIZE),

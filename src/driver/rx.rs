@@ -24,6 +24,7 @@ use crate::abstractions::{
     queue_mgmt::QueueConfig,
     ring::SkbRing,
     skb::{build_size, rx_headroom, FrameReader, GroLayout, SkBuff},
+    xdp::{XdpProgRef, XdpRxq},
 };
 use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
 use crate::logic::parse::parse_prefix;
@@ -60,7 +61,8 @@ pub(crate) struct RxStats {
     pub(crate) below_hds_thresh: Counter,
     /// Frames dropped: no buffer from a pool.
     pub(crate) alloc_fail: Counter,
-    /// Frames dropped: ring full, queue down, or DMA failure.
+    /// Frames dropped: ring full, queue down, DMA failure, or too large for
+    /// the XDP program.
     pub(crate) drops: Counter,
     /// Packets coalesced from two or more frames (`rx-gro-hw`) delivered.
     pub(crate) gro_packets: Counter,
@@ -76,6 +78,19 @@ pub(crate) struct RxStats {
     /// Frames of aggregates dropped, not delivered: their queue's memory was
     /// replaced (a ring reset) while they were held.
     pub(crate) gro_discarded: Counter,
+    /// Frames an XDP program dropped (`XDP_DROP`).
+    pub(crate) xdp_drop: Counter,
+    /// Frames an XDP program sent back out (`XDP_TX`), and their bytes: this
+    /// channel's XDP TX ring, reported with its TX queue.
+    pub(crate) xdp_tx: Counter,
+    pub(crate) xdp_tx_bytes: Counter,
+    /// `XDP_TX` frames the peer could not take (down, or its ring full).
+    pub(crate) xdp_tx_errors: Counter,
+    /// `XDP_ABORTED`, actions not offered (`XDP_REDIRECT`) or unknown, and
+    /// frames no skb could be built for.
+    pub(crate) xdp_exception: Counter,
+    /// Frames too large for the attached program (counted in `drops` too).
+    pub(crate) xdp_oversize: Counter,
 }
 
 /// One RX queue: the ring the peer fills and the NAPI that empties it.
@@ -198,7 +213,9 @@ const MAX_FRAGS: usize = 16;
 /// A queue's buffers: header/linear pool (host memory) and payload pool, and
 /// the aggregates built on them.
 pub(crate) struct QueueMem {
-    header: PagePool,
+    /// Registered with `header` as its memory model: dropped first.
+    pub(super) xdp_rxq: XdpRxq,
+    pub(super) header: PagePool,
     payload: PagePool,
     split: bool,
     /// The kernel attached a memory provider (devmem) to the payload pool.
@@ -233,6 +250,7 @@ impl QueueMem {
         })?;
         let devmem = payload.has_provider();
         Ok(Self {
+            xdp_rxq: XdpRxq::new(dev, q.index, &header)?,
             header,
             payload,
             split,
@@ -314,8 +332,8 @@ impl RxState {
 /// A frame from the ring and the device its sender's buffers are mapped for:
 /// what this NIC's DMA engine reads it through (devmem TX frames carry
 /// device-memory frags the CPU may not touch).
-struct Wire<'a> {
-    frame: &'a SkBuff,
+pub(super) struct Wire<'a> {
+    pub(super) frame: &'a SkBuff,
     tx_dma: DmaDev<'a>,
 }
 
@@ -326,13 +344,13 @@ impl<'a> Wire<'a> {
     }
 
     /// Reads the frame in order from `offset` on.
-    fn reader(&self, offset: usize) -> Result<FrameReader<'a>> {
+    pub(super) fn reader(&self, offset: usize) -> Result<FrameReader<'a>> {
         FrameReader::new(self.frame, self.tx_dma, offset)
     }
 }
 
 /// Why a frame was not delivered.
-enum RxError {
+pub(super) enum RxError {
     /// No buffer from a pool.
     NoBuffer,
     /// The "DMA" or the skb build failed.
@@ -370,6 +388,8 @@ impl NapiPoll for RxQueue {
         let peer = ctx.dev().peer();
         let sender = peer.unwrap_or(ctx.dev());
         let gro = ctx.dev().gro_hw_enabled();
+        let nic = ctx.dev().data::<Nic>();
+        let xdp = nic.and_then(|d| d.me().xdp.get(ctx));
         // Completions for the sender, posted per run of frames of one TX queue.
         let mut run = CompletionRun::default();
         while done < budget {
@@ -382,7 +402,7 @@ impl NapiPoll for RxQueue {
                 frame: &frame,
                 tx_dma: sender.dma_dev(),
             };
-            match self.receive(ctx, st, &wire, gro) {
+            match self.receive(ctx, st, &wire, gro, xdp.as_ref()) {
                 Ok(()) => {
                     self.stats.packets.add(u64::from(frame.segments()));
                     self.stats.bytes.add(frame.len() as u64);
@@ -457,17 +477,22 @@ impl CompletionRun {
 
 impl RxQueue {
     /// Receives one frame: delivers it, holds it as a new aggregate, or merges
-    /// it into a held one (`rx-gro-hw`, when `gro`).
+    /// it into a held one (`rx-gro-hw`, when `gro`); with an XDP program,
+    /// runs it first and acts on its verdict (no split, no coalescing).
     fn receive(
         &self,
         ctx: &NapiCtx<'_>,
         st: &mut RxState,
         wire: &Wire<'_>,
         gro: bool,
+        xdp: Option<&XdpProgRef<'_>>,
     ) -> Result<(), RxError> {
         let Some(mem) = st.mem.as_mut() else {
             return Err(RxError::Fault);
         };
+        if let Some(prog) = xdp {
+            return self.receive_xdp(ctx, mem, wire, prog);
+        }
         let frame = wire.frame;
         let len = frame.len();
         let mut peek = [0u8; MAX_HEADER];

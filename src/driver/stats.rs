@@ -43,7 +43,7 @@ pub(crate) type RxField = fn(&RxStats) -> &Counter;
 /// The per-TX-queue counters of `ethtool -S` (`tx<N>_<name>`).
 pub(crate) type TxField = fn(&TxStats) -> &Counter;
 
-pub(crate) const RX_STATS: [(&str, RxField); 14] = [
+pub(crate) const RX_STATS: [(&str, RxField); 20] = [
     ("packets", |s| &s.packets),
     ("bytes", |s| &s.bytes),
     ("hds_packets", |s| &s.hds_packets),
@@ -58,6 +58,12 @@ pub(crate) const RX_STATS: [(&str, RxField); 14] = [
     ("gro_wire_bytes", |s| &s.gro_wire_bytes),
     ("gro_merged", |s| &s.gro_merged),
     ("gro_discarded", |s| &s.gro_discarded),
+    ("xdp_drop", |s| &s.xdp_drop),
+    ("xdp_tx", |s| &s.xdp_tx),
+    ("xdp_tx_bytes", |s| &s.xdp_tx_bytes),
+    ("xdp_tx_errors", |s| &s.xdp_tx_errors),
+    ("xdp_exception", |s| &s.xdp_exception),
+    ("xdp_oversize", |s| &s.xdp_oversize),
 ];
 pub(crate) const TX_STATS: [(&str, TxField); 9] = [
     ("packets", |t| &t.packets),
@@ -98,10 +104,12 @@ fn rx_qstats(s: &RxStats) -> QueueRxStats {
     }
 }
 
-fn tx_qstats(t: &TxStats) -> QueueTxStats {
+/// TX queue `t`'s counters, with the XDP TX ring of its channel's RX queue
+/// `xdp` (if any): frames a program sent back out leave through the channel.
+fn tx_qstats(t: &TxStats, xdp: Option<&RxStats>) -> QueueTxStats {
     QueueTxStats {
-        packets: t.packets.get(),
-        bytes: t.bytes.get(),
+        packets: t.packets.get() + xdp.map_or(0, |s| s.xdp_tx.get()),
+        bytes: t.bytes.get() + xdp.map_or(0, |s| s.xdp_tx_bytes.get()),
         hw_drops: t.dropped.get(),
         stop: t.stops.get(),
         wake: t.wakes.get(),
@@ -120,10 +128,11 @@ impl QueueStats for Nic {
     }
 
     fn queue_stats_tx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueTxStats {
-        data.me()
-            .txqs
+        let me = data.me();
+        let xdp = me.rxqs.get(idx as usize).map(|q| &q.stats);
+        me.txqs
             .get(idx as usize)
-            .map_or_else(QueueTxStats::default, tx_qstats)
+            .map_or_else(QueueTxStats::default, |t| tx_qstats(t, xdp))
     }
 
     fn base_stats(dev: &NetDev, data: &NicPriv) -> (QueueRxStats, QueueTxStats) {
@@ -141,8 +150,14 @@ impl QueueStats for Nic {
             rx.hw_gro_wire_bytes += s.hw_gro_wire_bytes;
         }
         let mut tx = QueueTxStats::default();
-        for t in me.txqs.iter().skip(dev.real_num_tx_queues() as usize) {
-            let s = tx_qstats(t);
+        // (A channel's XDP TX ring goes with its TX queue.)
+        for (i, t) in me
+            .txqs
+            .iter()
+            .enumerate()
+            .skip(dev.real_num_tx_queues() as usize)
+        {
+            let s = tx_qstats(t, me.rxqs.get(i).map(|q| &q.stats));
             tx.packets += s.packets;
             tx.bytes += s.bytes;
             tx.hw_drops += s.hw_drops;

@@ -19,6 +19,7 @@
 use super::{
     device::Nic,
     pair::{NicPriv, Side},
+    rx::RxQueue,
     stats::Counter,
 };
 use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff};
@@ -56,8 +57,94 @@ pub(crate) struct TxStats {
     completed: AtomicU32,
 }
 
+/// The TX queue number XDP_TX frames carry: no TX queue of the stack's, so
+/// the wire posts no completion for them.
+const XDP_TX_QUEUE: u16 = u16::MAX;
+
 /// `ndo_start_xmit`: hands `skb` to the peer's RX queue, or reports the ring full.
-pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
+///
+/// A peer running XDP sees wire frames: what this side would leave to the
+/// device (TSO, a checksum) is done in software first, as a NIC's engines
+/// would before the wire, and each resulting frame takes a descriptor; those
+/// that find the ring full are dropped (counted), not requeued.
+pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
+    if !data.peer().xdp.is_attached() || (skb.segments() <= 1 && !skb.csum_partial()) {
+        return transmit_one(dev, data, skb);
+    }
+    let txq = usize::from(skb.queue_mapping());
+    let dropped = |n: u64| {
+        if let Some(stats) = data.me().txqs.get(txq) {
+            stats.dropped.add(n);
+        }
+    };
+    let Some(frames) = skb.offloads_in_software() else {
+        dropped(1);
+        return TxOutcome::Done;
+    };
+    for frame in frames {
+        if let TxOutcome::Busy(frame) = transmit_one(dev, data, frame) {
+            drop(frame);
+            dropped(1);
+        }
+    }
+    TxOutcome::Done
+}
+
+/// Where the peer's steering puts `skb` (an RX queue of `target`, the peer
+/// side, `active` queues in use) and the hash it reports.
+fn steer<'a>(
+    dev: &NetDev,
+    peer: &NetDev,
+    target: &'a Side,
+    skb: &SkBuff,
+    active: u32,
+) -> Option<(&'a RxQueue, u32, bool)> {
+    let mut peek = [0u8; STEER_PEEK];
+    let n = skb.len().min(STEER_PEEK);
+    let key = match skb.read_as_device(dev.dma_dev(), 0, &mut peek[..n]) {
+        Ok(()) => parse_prefix(&peek[..n], skb.len()).key,
+        Err(_) => None,
+    };
+    let ntuple = peer.ntuple_enabled();
+    let decision = target
+        .steering
+        .read(|s| s.decide(key.as_ref(), ntuple, active));
+    let q = target.rxqs.get(decision.queue as usize)?;
+    Some((q, decision.hash, decision.l4))
+}
+
+/// XDP_TX: sends a frame a program turned around back out of `dev`, on the
+/// channel's XDP TX ring (no descriptor of the stack's TX queues). Returns
+/// whether the peer's RX ring took it.
+pub(crate) fn xdp_transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> bool {
+    let Some(peer) = dev.peer() else {
+        return false;
+    };
+    let active = peer.real_num_rx_queues();
+    if !peer.is_running() || !dev.carrier_ok() || active == 0 {
+        return false;
+    }
+    let Some((q, hash, l4)) = steer(dev, peer, data.peer(), &skb, active) else {
+        return false;
+    };
+    if hash != 0 {
+        skb.set_hash(hash, l4);
+    }
+    skb.set_queue_mapping(XDP_TX_QUEUE);
+    match q.ring.produce(skb, q.ring.size()) {
+        Ok(()) => {
+            q.irq.trigger();
+            true
+        }
+        Err(skb) => {
+            drop(skb);
+            false
+        }
+    }
+}
+
+/// Hands one wire frame to the peer's RX queue, or reports the ring full.
+fn transmit_one(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
     let txq = u32::from(skb.queue_mapping());
     let Some(stats) = data.me().txqs.get(txq as usize) else {
         drop(skb);
@@ -75,18 +162,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
         return TxOutcome::Done;
     }
     // Steer on the receiving side's configuration.
-    let mut peek = [0u8; STEER_PEEK];
-    let n = skb.len().min(STEER_PEEK);
-    let key = match skb.read_as_device(dev.dma_dev(), 0, &mut peek[..n]) {
-        Ok(()) => parse_prefix(&peek[..n], skb.len()).key,
-        Err(_) => None,
-    };
-    let ntuple = peer.ntuple_enabled();
-    let target = data.peer();
-    let decision = target
-        .steering
-        .read(|s| s.decide(key.as_ref(), ntuple, active));
-    let Some(q) = target.rxqs.get(decision.queue as usize) else {
+    let Some((q, hash, l4)) = steer(dev, peer, data.peer(), &skb, active) else {
         stats.dropped.add(1);
         drop(skb);
         return TxOutcome::Done;
@@ -95,8 +171,8 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutco
     let segments = skb.segments();
     let from_device_memory = !skb.frags_readable();
     // The receive side reports this hash (NETIF_F_RXHASH).
-    if decision.hash != 0 {
-        skb.set_hash(decision.hash, decision.l4);
+    if hash != 0 {
+        skb.set_hash(hash, l4);
     }
     let limit = data.me().tx_ring.load(Ordering::Relaxed);
     if stats.in_flight.load(Ordering::SeqCst) >= limit {

@@ -17,6 +17,9 @@
  *                         settings per index across channel changes (7.2)
  *   DMN_SYSTEM_PERCPU_WQ  schedule_work() queues on system_percpu_wq (7.2),
  *                         not system_wq
+ *   DMN_XDP_FRAGS_INFO    an skb built on an xdp_buff takes its frags with
+ *                         xdp_update_skb_frags_info() (7.2), not
+ *                         xdp_update_skb_shared_info()
  *   DMN_IRQ_MOVE_PCNTXT   an IRQ moves its affinity from its next interrupt
  *                         unless flagged IRQ_MOVE_PCNTXT (6.12); 7.2 dropped
  *                         the flag and moves it at once
@@ -33,6 +36,7 @@
 #include <linux/workqueue.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
+#include <net/xdp.h>
 #ifdef DMN_OPS_LOCK
 #include <net/netdev_lock.h>
 #endif
@@ -273,5 +277,18 @@ void dmn_irq_set_movable(unsigned int virq)
 {
 #ifdef DMN_IRQ_MOVE_PCNTXT
 	irq_set_status_flags(virq, IRQ_MOVE_PCNTXT);
+#endif
+}
+
+/* Gives @skb (built on @xdp's head) the buff's @nr_frags frags of @size bytes. */
+void dmn_skb_take_xdp_frags(struct sk_buff *skb, const struct xdp_buff *xdp, u8 nr_frags,
+			    u32 size)
+{
+#ifdef DMN_XDP_FRAGS_INFO
+	xdp_update_skb_frags_info(skb, nr_frags, size, nr_frags * xdp->frame_sz,
+				  xdp_buff_get_skb_flags(xdp));
+#else
+	xdp_update_skb_shared_info(skb, nr_frags, size, nr_frags * xdp->frame_sz,
+				   xdp_buff_is_frag_pfmemalloc(xdp));
 #endif
 }

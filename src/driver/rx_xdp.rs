@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The receive path with an XDP program attached: the frame is "DMA"ed
+//! into whole host pages of the queue's header pool (headroom first, the
+//! rest as frags for a multi-buffer program), the program runs, and its
+//! verdict is carried out: up the stack, back out to the peer, or the pages
+//! straight back to the pool.
+
+use super::rx::{QueueMem, RxError, RxQueue, Wire};
+use super::{device::Nic, tx};
+use crate::abstractions::{
+    dma::device_write_with,
+    napi::NapiCtx,
+    xdp::{xdp_first_page_capacity, xdp_headroom, XdpFrame, XdpProgRef, XdpVerdict, XDP_MAX_FRAGS},
+};
+use kernel::page::PAGE_SIZE;
+
+impl RxQueue {
+    /// Runs `prog` over one frame and carries out its verdict. A frame the
+    /// program cannot take (too long for its buffers, or a super-frame sent
+    /// before the sender saw the program) is dropped and counted.
+    pub(super) fn receive_xdp(
+        &self,
+        ctx: &NapiCtx<'_>,
+        mem: &QueueMem,
+        wire: &Wire<'_>,
+        prog: &XdpProgRef<'_>,
+    ) -> Result<(), RxError> {
+        let frame = wire.frame;
+        let len = frame.len();
+        let first = len.min(xdp_first_page_capacity());
+        let rest = len - first;
+        if frame.segments() > 1
+            || (rest > 0 && !prog.has_frags())
+            || rest.div_ceil(PAGE_SIZE) > XDP_MAX_FRAGS
+        {
+            self.stats.xdp_oversize.add(1);
+            return Err(RxError::Fault);
+        }
+        let pool = &mem.header;
+        let dma = ctx.dev().dma_dev();
+        let mut src = wire.reader(0)?;
+        let head = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
+        let at = head.dma_addr() + xdp_headroom() as u64;
+        device_write_with(dma, at, first, |dst| src.read(dst))?;
+        let mut buf = XdpFrame::new(pool, head, first)?;
+        let mut left = rest;
+        while left > 0 {
+            let page = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
+            let n = left.min(page.size());
+            device_write_with(dma, page.dma_addr(), n, |dst| src.read(dst))?;
+            buf.push_frag(page, n)?;
+            left -= n;
+        }
+        let (hash, l4) = frame.hash();
+        match buf.run(prog, &mem.xdp_rxq) {
+            XdpVerdict::Pass(mut skb) => {
+                self.stats.linear.add(1);
+                skb.rx_finish(ctx.dev(), self.index as u16, hash, l4);
+                ctx.gro_receive(skb);
+            }
+            XdpVerdict::Tx(skb) => {
+                let bytes = skb.len() as u64;
+                let sent = ctx
+                    .dev()
+                    .data::<Nic>()
+                    .is_some_and(|d| tx::xdp_transmit(ctx.dev(), d, skb));
+                if sent {
+                    self.stats.xdp_tx.add(1);
+                    self.stats.xdp_tx_bytes.add(bytes);
+                } else {
+                    self.stats.xdp_tx_errors.add(1);
+                }
+            }
+            XdpVerdict::Drop => self.stats.xdp_drop.add(1),
+            XdpVerdict::Exception => self.stats.xdp_exception.add(1),
+        }
+        Ok(())
+    }
+}
