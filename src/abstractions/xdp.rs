@@ -274,7 +274,15 @@ impl<'a> XdpFrame<'a> {
 
     /// Runs `prog` over the frame with `rxq` (the queue's, registered for
     /// this frame's pool); the pages move into the verdict or back to the pool.
-    pub(crate) fn run(self, prog: &XdpProgRef<'_>, rxq: &XdpRxq) -> XdpVerdict {
+    /// `hash` (0: none; `l4`: over ports too) is what the RX hash metadata
+    /// kfunc reports.
+    pub(crate) fn run(
+        self,
+        prog: &XdpProgRef<'_>,
+        rxq: &XdpRxq,
+        hash: u32,
+        l4: bool,
+    ) -> XdpVerdict {
         let mut skb: *mut bindings::sk_buff = null_mut();
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: moving the head out of a value that is never dropped.
@@ -291,6 +299,8 @@ impl<'a> XdpFrame<'a> {
                 this.frags.as_ptr(),
                 this.lens.as_ptr(),
                 this.nr as u32,
+                hash,
+                l4,
                 &mut skb,
             )
         };

@@ -53,7 +53,7 @@ impl RxQueue {
             left -= n;
         }
         let (hash, l4) = frame.hash();
-        match buf.run(prog, &mem.xdp_rxq) {
+        match buf.run(prog, &mem.xdp_rxq, hash, l4) {
             XdpVerdict::Pass(mut skb) => {
                 self.stats.linear.add(1);
                 skb.rx_finish(ctx.dev(), self.index as u16, hash, l4);

@@ -9,6 +9,8 @@
 #include <linux/bpf_trace.h>
 #include <linux/etherdevice.h>
 #include <linux/filter.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/netdevice.h>
 #include <net/gso.h>
 #include <net/page_pool/helpers.h>
@@ -96,6 +98,63 @@ static struct sk_buff *dmn_xdp_build_skb(struct xdp_buff *xdp)
 	return skb;
 }
 
+/* An xdp_buff with what the RX metadata kfuncs report for its frame. */
+struct dmn_xdp_buff {
+	struct xdp_buff xdp;
+	u32 hash;
+	enum xdp_rss_hash_type hash_type;
+};
+
+/* What bpf_xdp_metadata_rx_hash() reports: the RSS hash steering computed. */
+static int dmn_xmo_rx_hash(const struct xdp_md *ctx, u32 *hash,
+			   enum xdp_rss_hash_type *rss_type)
+{
+	const struct dmn_xdp_buff *buf = (const void *)ctx;
+
+	if (!buf->hash)
+		return -ENODATA;
+	*hash = buf->hash;
+	*rss_type = buf->hash_type;
+	return 0;
+}
+
+static const struct xdp_metadata_ops dmn_xdp_metadata_ops = {
+	.xmo_rx_hash = dmn_xmo_rx_hash,
+};
+
+/* The hash type of a frame starting at @data (@len bytes in its first buffer). */
+static enum xdp_rss_hash_type dmn_rss_hash_type(const void *data, u32 len, bool l4)
+{
+	const struct ethhdr *eth = data;
+	enum xdp_rss_hash_type type;
+	u8 proto;
+
+	if (len < ETH_HLEN)
+		return XDP_RSS_TYPE_NONE;
+	if (eth->h_proto == htons(ETH_P_IP) && len >= ETH_HLEN + sizeof(struct iphdr)) {
+		const struct iphdr *ip = data + ETH_HLEN;
+
+		type = XDP_RSS_L3_IPV4 | (ip->ihl > 5 ? XDP_RSS_L3_DYNHDR : 0);
+		proto = ip->protocol;
+	} else if (eth->h_proto == htons(ETH_P_IPV6) &&
+		   len >= ETH_HLEN + sizeof(struct ipv6hdr)) {
+		const struct ipv6hdr *ip6 = data + ETH_HLEN;
+
+		type = XDP_RSS_L3_IPV6;
+		proto = ip6->nexthdr;
+	} else {
+		return XDP_RSS_TYPE_NONE;
+	}
+	if (!l4)
+		return type;
+	type |= XDP_RSS_L4;
+	if (proto == IPPROTO_TCP)
+		type |= XDP_RSS_L4_TCP;
+	else if (proto == IPPROTO_UDP)
+		type |= XDP_RSS_L4_UDP;
+	return type;
+}
+
 /*
  * Runs @prog over a frame: @len bytes at dmn_xdp_headroom() into the host
  * page @head (a whole pool page), then @nr whole pool pages @frags holding
@@ -103,33 +162,38 @@ static struct sk_buff *dmn_xdp_build_skb(struct xdp_buff *xdp)
  * an skb built on them (NULL if none could be built: the pages went back);
  * on any other verdict they go back to their pool. Returns the verdict;
  * an action the driver does not know (or XDP_REDIRECT, which it does not
- * offer) is traced as an exception and returned as is.
+ * offer) is traced as an exception and returned as is. @hash (0: none) and
+ * @l4_hash are the frame's RSS hash, for the RX metadata kfuncs.
  */
 u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long head, u32 len,
-		const unsigned long *frags, const u32 *lens, u32 nr, struct sk_buff **skb_out)
+		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash, bool l4_hash,
+		struct sk_buff **skb_out)
 {
 	struct skb_shared_info *sinfo;
-	struct xdp_buff xdp;
+	struct dmn_xdp_buff buf;
+	struct xdp_buff *xdp = &buf.xdp;
 	u32 act, i, size = 0;
 
 	*skb_out = NULL;
-	xdp_init_buff(&xdp, PAGE_SIZE, rxq);
-	xdp_prepare_buff(&xdp, netmem_address(head), dmn_xdp_headroom(), len, true);
+	xdp_init_buff(xdp, PAGE_SIZE, rxq);
+	xdp_prepare_buff(xdp, netmem_address(head), dmn_xdp_headroom(), len, true);
+	buf.hash = hash;
+	buf.hash_type = hash ? dmn_rss_hash_type(xdp->data, len, l4_hash) : XDP_RSS_TYPE_NONE;
 	if (nr) {
-		sinfo = xdp_get_shared_info_from_buff(&xdp);
+		sinfo = xdp_get_shared_info_from_buff(xdp);
 		for (i = 0; i < nr; i++) {
 			skb_frag_fill_netmem_desc(&sinfo->frags[i], frags[i], 0, lens[i]);
 			size += lens[i];
 		}
 		sinfo->nr_frags = nr;
 		sinfo->xdp_frags_size = size;
-		xdp_buff_set_frags_flag(&xdp);
+		xdp_buff_set_frags_flag(xdp);
 	}
-	act = bpf_prog_run_xdp(prog, &xdp);
+	act = bpf_prog_run_xdp(prog, xdp);
 	switch (act) {
 	case XDP_PASS:
 	case XDP_TX:
-		*skb_out = dmn_xdp_build_skb(&xdp);
+		*skb_out = dmn_xdp_build_skb(xdp);
 		if (*skb_out)
 			return act;
 		break;
@@ -143,7 +207,7 @@ u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long h
 		trace_xdp_exception(rxq->dev, prog, act);
 		break;
 	}
-	xdp_return_buff(&xdp);
+	xdp_return_buff(xdp);
 	return act;
 }
 
@@ -193,6 +257,7 @@ struct sk_buff *dmn_skb_list_pop(struct sk_buff **list)
 void dmn_netdev_set_xdp_features(struct net_device *dev)
 {
 	dev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
+	dev->xdp_metadata_ops = &dmn_xdp_metadata_ops;
 }
 
 bool dmn_netdev_bpf_is_setup_prog(const struct netdev_bpf *bpf)

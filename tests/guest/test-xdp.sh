@@ -41,7 +41,10 @@ attach_limits() {
 	setup_pair || return 1
 	attach xdp || { echo "single-buffer attach at MTU 1500 failed"; return 1; }
 	ip -n peer -d link show dmnic1 | grep -q 'prog/xdp id' || { echo "no program shown"; return 1; }
-	ip -n peer link set dmnic1 mtu 9000 2>/dev/null && { echo "MTU 9000 taken under a single-buffer program"; return 1; }
+	# One 4 KiB page: 320 bytes of headroom, 320 of skb_shared_info, and an
+	# Ethernet header with a VLAN tag beside the MTU.
+	ip -n peer link set dmnic1 mtu 3438 || { echo "MTU 3438 refused under a single-buffer program"; return 1; }
+	ip -n peer link set dmnic1 mtu 3439 2>/dev/null && { echo "MTU 3439 taken under a single-buffer program"; return 1; }
 	ip -n peer link set dev dmnic1 xdpdrv off || return 1
 	ip -n peer link set dmnic1 mtu 9000 || return 1
 	local err
