@@ -304,7 +304,6 @@ impl<'a> XdpFrame<'a> {
                 &mut skb,
             )
         };
-        let _ = this.pool;
         // SAFETY: a non-null skb from `dmn_xdp_run` is a new one we own.
         let skb = (!skb.is_null()).then(|| unsafe { SkBuff::from_raw(skb) });
         match (act, skb) {

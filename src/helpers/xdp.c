@@ -215,11 +215,17 @@ u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long h
  * What a sender does in software for a receiver that runs XDP, which sees
  * wire frames: segments a TSO super-frame, or fills a checksum left to the
  * device. Returns the frames to send (a list through ->next), or NULL with
- * @skb freed if that failed (device-memory frags cannot be read).
+ * @skb freed if that failed or cannot be done: the CPU cannot read
+ * device-memory frags (devmem TX) to segment or checksum them.
  */
 struct sk_buff *dmn_skb_offloads_in_software(struct sk_buff *skb)
 {
 	struct sk_buff *segs;
+
+	if (!skb_frags_readable(skb)) {
+		kfree_skb(skb);
+		return NULL;
+	}
 
 	if (skb_is_gso(skb)) {
 		segs = skb_gso_segment(skb, 0);
