@@ -220,6 +220,7 @@ void dmn_xdp_rxq_unregister(struct xdp_rxq_info *rxq);
 u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long head, u32 len,
 		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash, bool l4_hash,
 		struct sk_buff **skb_out);
+void dmn_xdp_flush(void);
 struct sk_buff *dmn_skb_offloads_in_software(struct sk_buff *skb);
 struct sk_buff *dmn_skb_list_pop(struct sk_buff **list);
 void dmn_skb_set_queue_mapping(struct sk_buff *skb, u16 queue);

@@ -215,9 +215,20 @@ pub(crate) enum XdpVerdict {
     Tx(SkBuff),
     /// Dropped by the program (its pages are back in the pool).
     Drop,
-    /// Aborted, an unknown action, a redirect (not offered), or no skb
+    /// Handed to a redirect target (a device map, a CPU map, an AF_XDP
+    /// socket), which owns the pages: [`flush_redirects`] before the poll ends.
+    Redirect,
+    /// Aborted, an unknown action, a redirect that failed, or no skb
     /// could be built: counted as an exception (pages back in the pool).
     Exception,
+}
+
+/// Sends on what the poll's programs redirected (`xdp_do_flush`); a poll
+/// that got [`XdpVerdict::Redirect`] calls it before it returns.
+pub(crate) fn flush_redirects(_ctx: &NapiCtx<'_>) {
+    // SAFETY: called from a NAPI poll (the context the per-CPU redirect
+    // lists belong to), as `_ctx` shows.
+    unsafe { bindings::dmn_xdp_flush() }
 }
 
 /// A frame in whole host pages of one pool, as a program will see it.
@@ -310,6 +321,7 @@ impl<'a> XdpFrame<'a> {
             (bindings::xdp_action_XDP_PASS, Some(s)) => XdpVerdict::Pass(s),
             (bindings::xdp_action_XDP_TX, Some(s)) => XdpVerdict::Tx(s),
             (bindings::xdp_action_XDP_DROP, _) => XdpVerdict::Drop,
+            (bindings::xdp_action_XDP_REDIRECT, _) => XdpVerdict::Redirect,
             _ => XdpVerdict::Exception,
         }
     }

@@ -24,7 +24,7 @@ use crate::abstractions::{
     queue_mgmt::QueueConfig,
     ring::SkbRing,
     skb::{build_size, rx_headroom, FrameReader, GroLayout, SkBuff},
-    xdp::{XdpProgRef, XdpRxq},
+    xdp::{flush_redirects, XdpProgRef, XdpRxq},
 };
 use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
 use crate::logic::parse::parse_prefix;
@@ -80,14 +80,16 @@ pub(crate) struct RxStats {
     pub(crate) gro_discarded: Counter,
     /// Frames an XDP program dropped (`XDP_DROP`).
     pub(crate) xdp_drop: Counter,
+    /// Frames an XDP program redirected (`XDP_REDIRECT`) that their target took.
+    pub(crate) xdp_redirect: Counter,
     /// Frames an XDP program sent back out (`XDP_TX`), and their bytes: this
     /// channel's XDP TX ring, reported with its TX queue.
     pub(crate) xdp_tx: Counter,
     pub(crate) xdp_tx_bytes: Counter,
     /// `XDP_TX` frames the peer could not take (down, or its ring full).
     pub(crate) xdp_tx_errors: Counter,
-    /// `XDP_ABORTED`, actions not offered (`XDP_REDIRECT`) or unknown, and
-    /// frames no skb could be built for.
+    /// `XDP_ABORTED`, unknown actions, failed redirects, and frames no skb
+    /// could be built for.
     pub(crate) xdp_exception: Counter,
     /// Frames too large for the attached program (counted in `drops` too).
     pub(crate) xdp_oversize: Counter,
@@ -288,6 +290,8 @@ impl QueueMem {
 /// What a queue's poll owns.
 pub(crate) struct RxState {
     mem: Option<QueueMem>,
+    /// An XDP program redirected a frame in this poll (to flush before it ends).
+    xdp_redirected: bool,
     /// Frames of aggregates dropped when their memory left the queue, not
     /// yet counted.
     discarded: u64,
@@ -297,6 +301,7 @@ impl RxState {
     pub(crate) fn new() -> Self {
         Self {
             mem: None,
+            xdp_redirected: false,
             discarded: 0,
         }
     }
@@ -414,6 +419,9 @@ impl NapiPoll for RxQueue {
             run.add(peer, txq);
         }
         run.flush(peer);
+        if core::mem::take(&mut st.xdp_redirected) {
+            flush_redirects(ctx);
+        }
         if let Some(mem) = st.mem.as_mut() {
             self.age_aggregates(ctx, mem, gro, done > 0);
         }
@@ -491,7 +499,8 @@ impl RxQueue {
             return Err(RxError::Fault);
         };
         if let Some(prog) = xdp {
-            return self.receive_xdp(ctx, mem, wire, prog);
+            st.xdp_redirected |= self.receive_xdp(ctx, mem, wire, prog)?;
+            return Ok(());
         }
         let frame = wire.frame;
         let len = frame.len();

@@ -16,16 +16,17 @@ use crate::abstractions::{
 use kernel::page::PAGE_SIZE;
 
 impl RxQueue {
-    /// Runs `prog` over one frame and carries out its verdict. A frame the
-    /// program cannot take (too long for its buffers, or a super-frame sent
-    /// before the sender saw the program) is dropped and counted.
+    /// Runs `prog` over one frame and carries out its verdict; returns
+    /// whether it was redirected (the poll then flushes redirects). A frame
+    /// the program cannot take (too long for its buffers, or a super-frame
+    /// sent before the sender saw the program) is dropped and counted.
     pub(super) fn receive_xdp(
         &self,
         ctx: &NapiCtx<'_>,
         mem: &QueueMem,
         wire: &Wire<'_>,
         prog: &XdpProgRef<'_>,
-    ) -> Result<(), RxError> {
+    ) -> Result<bool, RxError> {
         let frame = wire.frame;
         let len = frame.len();
         let first = len.min(xdp_first_page_capacity());
@@ -73,8 +74,12 @@ impl RxQueue {
                 }
             }
             XdpVerdict::Drop => self.stats.xdp_drop.add(1),
+            XdpVerdict::Redirect => {
+                self.stats.xdp_redirect.add(1);
+                return Ok(true);
+            }
             XdpVerdict::Exception => self.stats.xdp_exception.add(1),
         }
-        Ok(())
+        Ok(false)
     }
 }

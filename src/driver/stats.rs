@@ -43,7 +43,7 @@ pub(crate) type RxField = fn(&RxStats) -> &Counter;
 /// The per-TX-queue counters of `ethtool -S` (`tx<N>_<name>`).
 pub(crate) type TxField = fn(&TxStats) -> &Counter;
 
-pub(crate) const RX_STATS: [(&str, RxField); 20] = [
+pub(crate) const RX_STATS: [(&str, RxField); 21] = [
     ("packets", |s| &s.packets),
     ("bytes", |s| &s.bytes),
     ("hds_packets", |s| &s.hds_packets),
@@ -59,6 +59,7 @@ pub(crate) const RX_STATS: [(&str, RxField); 20] = [
     ("gro_merged", |s| &s.gro_merged),
     ("gro_discarded", |s| &s.gro_discarded),
     ("xdp_drop", |s| &s.xdp_drop),
+    ("xdp_redirect", |s| &s.xdp_redirect),
     ("xdp_tx", |s| &s.xdp_tx),
     ("xdp_tx_bytes", |s| &s.xdp_tx_bytes),
     ("xdp_tx_errors", |s| &s.xdp_tx_errors),

@@ -160,9 +160,11 @@ static enum xdp_rss_hash_type dmn_rss_hash_type(const void *data, u32 len, bool 
  * page @head (a whole pool page), then @nr whole pool pages @frags holding
  * @lens bytes each. The pages move in: on XDP_PASS and XDP_TX *skb_out gets
  * an skb built on them (NULL if none could be built: the pages went back);
- * on any other verdict they go back to their pool. Returns the verdict;
- * an action the driver does not know (or XDP_REDIRECT, which it does not
- * offer) is traced as an exception and returned as is. @hash (0: none) and
+ * on XDP_REDIRECT they went to the target (to be flushed with
+ * dmn_xdp_flush() before the poll ends); on any other verdict they go back
+ * to their pool. Returns the verdict (XDP_ABORTED for a redirect that
+ * failed); an unknown action is traced as an exception and returned as is.
+ * @hash (0: none) and
  * @l4_hash are the frame's RSS hash, for the RX metadata kfuncs.
  */
 u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long head, u32 len,
@@ -197,18 +199,31 @@ u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long h
 		if (*skb_out)
 			return act;
 		break;
+	case XDP_REDIRECT:
+		/* The target owns the buffer now; dmn_xdp_flush() sends it on. */
+		if (!xdp_do_redirect(rxq->dev, xdp, prog))
+			return act;
+		trace_xdp_exception(rxq->dev, prog, act);
+		/* A failed redirect reads as an exception. */
+		act = XDP_ABORTED;
+		break;
 	case XDP_DROP:
 		break;
 	default:
 		bpf_warn_invalid_xdp_action(rxq->dev, prog, act);
 		fallthrough;
 	case XDP_ABORTED:
-	case XDP_REDIRECT:
 		trace_xdp_exception(rxq->dev, prog, act);
 		break;
 	}
 	xdp_return_buff(xdp);
 	return act;
+}
+
+/* Sends on the frames redirected during a NAPI poll (before it ends). */
+void dmn_xdp_flush(void)
+{
+	xdp_do_flush();
 }
 
 /*
@@ -262,7 +277,7 @@ struct sk_buff *dmn_skb_list_pop(struct sk_buff **list)
 
 void dmn_netdev_set_xdp_features(struct net_device *dev)
 {
-	dev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
+	dev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT | NETDEV_XDP_ACT_RX_SG;
 	dev->xdp_metadata_ops = &dmn_xdp_metadata_ops;
 }
 
