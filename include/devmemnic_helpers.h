@@ -221,6 +221,9 @@ u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long h
 		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash, bool l4_hash,
 		struct sk_buff **skb_out);
 void dmn_xdp_flush(void);
+struct xdp_frame;
+struct sk_buff *dmn_xdp_frame_to_skb(struct xdp_frame *frame, struct net_device *dev);
+unsigned int dmn_current_cpu(void);
 struct sk_buff *dmn_skb_offloads_in_software(struct sk_buff *skb);
 struct sk_buff *dmn_skb_list_pop(struct sk_buff **list);
 void dmn_skb_set_queue_mapping(struct sk_buff *skb, u16 queue);

@@ -18,7 +18,7 @@ use super::{
     bindings,
     netdev::{priv_of, NetDev},
     skb::SkBuff,
-    xdp::XdpProg,
+    xdp::{XdpProg, XdpXmitBatch},
 };
 use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{build_error, error::from_result, prelude::*};
@@ -85,6 +85,13 @@ pub(crate) trait NetDevOps: Sized + 'static {
         _prog: Option<XdpProg>,
         _extack: &Extack,
     ) -> core::result::Result<(), (Error, Option<XdpProg>)> {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ndo_xdp_xmit`: sends frames other devices' XDP programs redirected
+    /// here; those the driver takes from `frames` are its (sent, or dropped
+    /// and counted), the rest go back to the caller.
+    fn xdp_xmit(_dev: &NetDev, _data: &Self::Priv, _frames: &mut XdpXmitBatch<'_>) {
         build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
     }
 }
@@ -206,6 +213,36 @@ impl<T: NetDevOps> OpsTable<T> {
         }
     }
 
+    /// # Safety
+    ///
+    /// Called by the core with a live device of ours and `n` valid frames.
+    unsafe extern "C" fn xdp_xmit(
+        dev: *mut bindings::net_device,
+        n: i32,
+        frames: *mut *mut bindings::xdp_frame,
+        _flags: u32,
+    ) -> i32 {
+        let Ok(n) = usize::try_from(n) else {
+            return EINVAL.to_errno();
+        };
+        if n == 0 || frames.is_null() {
+            return 0;
+        }
+        // SAFETY: the core passes a live device of ours and `n` frames.
+        let (nd, data, frames) = unsafe {
+            (
+                NetDev::from_raw(dev),
+                priv_of::<T>(dev),
+                core::slice::from_raw_parts(frames, n),
+            )
+        };
+        // SAFETY: the frames the core handed us; `taken` is reported back.
+        let mut batch = unsafe { XdpXmitBatch::new(nd, frames) };
+        T::xdp_xmit(nd, data, &mut batch);
+        // (At most `n`, which fit an i32.)
+        batch.taken() as i32
+    }
+
     const VTABLE: bindings::net_device_ops = {
         // SAFETY: all-zeroes is a valid `net_device_ops` (every callback absent).
         let mut ops: bindings::net_device_ops = unsafe { core::mem::zeroed() };
@@ -220,6 +257,9 @@ impl<T: NetDevOps> OpsTable<T> {
         }
         if T::HAS_XDP_SETUP {
             ops.ndo_bpf = Some(Self::bpf);
+        }
+        if T::HAS_XDP_XMIT {
+            ops.ndo_xdp_xmit = Some(Self::xdp_xmit);
         }
         ops
     };

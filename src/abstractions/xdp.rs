@@ -336,3 +336,62 @@ impl Drop for XdpFrame<'_> {
         // `head` returns itself.
     }
 }
+
+/// Frames other devices' programs redirected to a device (`ndo_xdp_xmit`),
+/// taken in order as skbs; those not taken stay the caller's.
+///
+/// # Invariants
+///
+/// `frames` are frames the core hands to `dev`'s `ndo_xdp_xmit`; the first
+/// `taken` have been turned into skbs we own, the rest are the caller's.
+pub(crate) struct XdpXmitBatch<'a> {
+    dev: &'a NetDev,
+    frames: &'a [*mut bindings::xdp_frame],
+    taken: usize,
+}
+
+impl<'a> XdpXmitBatch<'a> {
+    /// A batch of `frames` for `dev`.
+    ///
+    /// # Safety
+    ///
+    /// `frames` are what the core passed to `dev`'s `ndo_xdp_xmit`, valid
+    /// for the call; the caller reports [`XdpXmitBatch::taken`] back.
+    pub(super) unsafe fn new(dev: &'a NetDev, frames: &'a [*mut bindings::xdp_frame]) -> Self {
+        // INVARIANT: none taken yet.
+        Self {
+            dev,
+            frames,
+            taken: 0,
+        }
+    }
+
+    /// Frames taken so far.
+    pub(super) fn taken(&self) -> usize {
+        self.taken
+    }
+
+    /// The CPU the batch is sent from (what picks an XDP TX ring).
+    pub(crate) fn cpu(&self) -> u32 {
+        // SAFETY: reads the current CPU's number; no precondition.
+        unsafe { bindings::dmn_current_cpu() }
+    }
+}
+
+impl Iterator for XdpXmitBatch<'_> {
+    type Item = SkBuff;
+
+    fn next(&mut self) -> Option<SkBuff> {
+        let frame = *self.frames.get(self.taken)?;
+        // SAFETY: a frame handed to this device (type invariant), not taken yet.
+        let raw = unsafe { bindings::dmn_xdp_frame_to_skb(frame, self.dev.as_raw()) };
+        if raw.is_null() {
+            // The frame stays the caller's, and so do the ones after it.
+            self.frames = &[];
+            return None;
+        }
+        self.taken += 1;
+        // SAFETY: a new skb we own, built on the frame's memory.
+        Some(unsafe { SkBuff::from_raw(raw) })
+    }
+}

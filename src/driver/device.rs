@@ -9,7 +9,7 @@ use crate::abstractions::{
     netdev::NetDev,
     netdev_ops::{LinkStats, NetDevOps, TxOutcome, Vtables},
     skb::SkBuff,
-    xdp::XdpProg,
+    xdp::{XdpProg, XdpXmitBatch},
 };
 use kernel::prelude::*;
 
@@ -66,8 +66,8 @@ impl NetDevOps for Nic {
             s.tx_bytes += q.stats.xdp_tx_bytes.get();
         }
         for t in me.txqs.iter() {
-            s.tx_packets += t.packets.get();
-            s.tx_bytes += t.bytes.get();
+            s.tx_packets += t.packets.get() + t.xdp_xmit.get();
+            s.tx_bytes += t.bytes.get() + t.xdp_xmit_bytes.get();
             s.tx_dropped += t.dropped.get();
         }
         s
@@ -90,5 +90,9 @@ impl NetDevOps for Nic {
         extack: &Extack,
     ) -> core::result::Result<(), (Error, Option<XdpProg>)> {
         xdp::setup(dev, data, prog, extack)
+    }
+
+    fn xdp_xmit(dev: &NetDev, data: &NicPriv, frames: &mut XdpXmitBatch<'_>) {
+        tx::xdp_redirected(dev, data, frames)
     }
 }

@@ -66,7 +66,7 @@ pub(crate) const RX_STATS: [(&str, RxField); 21] = [
     ("xdp_exception", |s| &s.xdp_exception),
     ("xdp_oversize", |s| &s.xdp_oversize),
 ];
-pub(crate) const TX_STATS: [(&str, TxField); 9] = [
+pub(crate) const TX_STATS: [(&str, TxField); 12] = [
     ("packets", |t| &t.packets),
     ("bytes", |t| &t.bytes),
     ("dropped", |t| &t.dropped),
@@ -76,6 +76,9 @@ pub(crate) const TX_STATS: [(&str, TxField); 9] = [
     ("gso_packets", |t| &t.gso_packets),
     ("gso_bytes", |t| &t.gso_bytes),
     ("gso_wire_packets", |t| &t.gso_wire_packets),
+    ("xdp_xmit", |t| &t.xdp_xmit),
+    ("xdp_xmit_bytes", |t| &t.xdp_xmit_bytes),
+    ("xdp_xmit_errors", |t| &t.xdp_xmit_errors),
 ];
 
 /// The names of `RX_STATS` and `TX_STATS`, as ethtool's trait wants them.
@@ -109,8 +112,8 @@ fn rx_qstats(s: &RxStats) -> QueueRxStats {
 /// `xdp` (if any): frames a program sent back out leave through the channel.
 fn tx_qstats(t: &TxStats, xdp: Option<&RxStats>) -> QueueTxStats {
     QueueTxStats {
-        packets: t.packets.get() + xdp.map_or(0, |s| s.xdp_tx.get()),
-        bytes: t.bytes.get() + xdp.map_or(0, |s| s.xdp_tx_bytes.get()),
+        packets: t.packets.get() + t.xdp_xmit.get() + xdp.map_or(0, |s| s.xdp_tx.get()),
+        bytes: t.bytes.get() + t.xdp_xmit_bytes.get() + xdp.map_or(0, |s| s.xdp_tx_bytes.get()),
         hw_drops: t.dropped.get(),
         stop: t.stops.get(),
         wake: t.wakes.get(),

@@ -22,7 +22,7 @@ use super::{
     rx::RxQueue,
     stats::Counter,
 };
-use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff};
+use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff, xdp::XdpXmitBatch};
 use crate::logic::parse::parse_prefix;
 use core::sync::atomic::{fence, AtomicU32, Ordering};
 
@@ -50,6 +50,11 @@ pub(crate) struct TxStats {
     pub(crate) gso_packets: Counter,
     pub(crate) gso_bytes: Counter,
     pub(crate) gso_wire_packets: Counter,
+    /// Frames XDP programs redirected to this device (`ndo_xdp_xmit`) sent
+    /// from this queue's CPU, their bytes, and those the peer did not take.
+    pub(crate) xdp_xmit: Counter,
+    pub(crate) xdp_xmit_bytes: Counter,
+    pub(crate) xdp_xmit_errors: Counter,
     /// Descriptors in use: frames posted and not yet reaped (at most `tx_ring`
     /// while the ring size stays).
     in_flight: AtomicU32,
@@ -139,6 +144,26 @@ pub(crate) fn xdp_transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> boo
         Err(skb) => {
             drop(skb);
             false
+        }
+    }
+}
+
+/// `ndo_xdp_xmit`: sends frames other programs redirected to `dev` (or its
+/// own, redirected to itself) to the peer, as XDP_TX does, counted on the TX
+/// queue of the sending CPU (several CPUs may send at once).
+pub(crate) fn xdp_redirected(dev: &NetDev, data: &NicPriv, frames: &mut XdpXmitBatch<'_>) {
+    let active = dev.real_num_tx_queues().max(1);
+    let stats = data.me().txqs.get((frames.cpu() % active) as usize);
+    for skb in frames {
+        let bytes = skb.len() as u64;
+        let sent = xdp_transmit(dev, data, skb);
+        if let Some(s) = stats {
+            if sent {
+                s.xdp_xmit.add_shared(1);
+                s.xdp_xmit_bytes.add_shared(bytes);
+            } else {
+                s.xdp_xmit_errors.add_shared(1);
+            }
         }
     }
 }

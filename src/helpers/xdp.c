@@ -220,6 +220,27 @@ u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long h
 	return act;
 }
 
+/*
+ * An skb of a frame another device's program redirected to @dev, its data
+ * at the Ethernet header, as a transmitted frame's; NULL if none could be
+ * built (the frame stays the caller's).
+ */
+struct sk_buff *dmn_xdp_frame_to_skb(struct xdp_frame *frame, struct net_device *dev)
+{
+	struct sk_buff *skb = xdp_build_skb_from_frame(frame, dev);
+
+	if (!skb)
+		return NULL;
+	/* (eth_type_trans() pulled the Ethernet header.) */
+	skb_push(skb, ETH_HLEN);
+	return skb;
+}
+
+unsigned int dmn_current_cpu(void)
+{
+	return raw_smp_processor_id();
+}
+
 /* Sends on the frames redirected during a NAPI poll (before it ends). */
 void dmn_xdp_flush(void)
 {
@@ -277,7 +298,8 @@ struct sk_buff *dmn_skb_list_pop(struct sk_buff **list)
 
 void dmn_netdev_set_xdp_features(struct net_device *dev)
 {
-	dev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT | NETDEV_XDP_ACT_RX_SG;
+	dev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT | NETDEV_XDP_ACT_RX_SG |
+			    NETDEV_XDP_ACT_NDO_XMIT | NETDEV_XDP_ACT_NDO_XMIT_SG;
 	dev->xdp_metadata_ops = &dmn_xdp_metadata_ops;
 }
 

@@ -2,7 +2,8 @@
 # Guest tests: native XDP (PASS, DROP, TX, ABORTED; single- and multi-buffer)
 # with /extra/xdp_verdicts.bpf.o (tests/guest/bpf), attached to the peer's
 # dmnic1: UDP to port 9 is dropped, to port 7 echoed back out (XDP_TX), to
-# port 13 aborted; everything else passes.
+# port 11 echoed through a redirect to dmnic1 itself (ndo_xdp_xmit), to port
+# 13 aborted; everything else passes.
 source /extra/lib.sh
 MIB=$((1024 * 1024))
 PROG=/extra/xdp_verdicts.bpf.o
@@ -66,9 +67,11 @@ verdicts() { # mtu section echo-bytes mib
 	setup_pair || return 1
 	ip link set dmnic0 mtu "$mtu" && ip -n peer link set dmnic1 mtu "$mtu" || return 1
 	attach "$sec" || return 1
-	local drop0 tx0 exc0 txp0 gso0
+	local drop0 tx0 exc0 txp0 gso0 redir0 xmit0
 	drop0=$(rx_sum dmnic1 xdp_drop peer)
 	tx0=$(rx_sum dmnic1 xdp_tx peer)
+	redir0=$(rx_sum dmnic1 xdp_redirect peer)
+	xmit0=$(tx_sum dmnic1 xdp_xmit peer)
 	exc0=$(rx_sum dmnic1 xdp_exception peer)
 	txp0=$(ip netns exec peer cat /sys/class/net/dmnic1/statistics/tx_packets)
 	gso0=$(tx_sum dmnic0 gso_packets)
@@ -79,19 +82,25 @@ verdicts() { # mtu section echo-bytes mib
 	for ((i = 0; i < n; i++)); do
 		got=$(udp_roundtrip 7 /tmp/echo-out)
 		[ "$got" = "$(cat /tmp/echo-out)" ] || { echo "echo $i: ${#got} bytes back of $size"; return 1; }
+		got=$(udp_roundtrip 11 /tmp/echo-out)
+		[ "$got" = "$(cat /tmp/echo-out)" ] || { echo "redirected echo $i: ${#got} bytes back of $size"; return 1; }
 	done
 	xfer_check 10.9.0.2 5301 $((mib * MIB)) || return 1
-	local drop tx exc txp gso
+	local drop tx exc txp gso redir xmit
 	drop=$(($(rx_sum dmnic1 xdp_drop peer) - drop0))
 	tx=$(($(rx_sum dmnic1 xdp_tx peer) - tx0))
+	redir=$(($(rx_sum dmnic1 xdp_redirect peer) - redir0))
+	xmit=$(($(tx_sum dmnic1 xdp_xmit peer) - xmit0))
 	exc=$(($(rx_sum dmnic1 xdp_exception peer) - exc0))
 	txp=$(($(ip netns exec peer cat /sys/class/net/dmnic1/statistics/tx_packets) - txp0))
 	gso=$(($(tx_sum dmnic0 gso_packets) - gso0))
-	echo "info: dropped $drop, sent back $tx, aborted $exc, super-frames $gso"
+	echo "info: dropped $drop, sent back $tx, redirected $redir (sent $xmit), aborted $exc, super-frames $gso"
 	[ "$drop" = 20 ] || { echo "xdp_drop grew by $drop, not 20"; return 1; }
+	[ "$redir" = "$n" ] || { echo "xdp_redirect grew by $redir, not $n"; return 1; }
+	[ "$xmit" = "$n" ] || { echo "xdp_xmit grew by $xmit, not $n"; return 1; }
 	[ "$exc" = 5 ] || { echo "xdp_exception grew by $exc, not 5"; return 1; }
 	[ "$tx" = "$n" ] || { echo "xdp_tx grew by $tx, not $n"; return 1; }
-	[ "$txp" -ge "$n" ] || { echo "link tx_packets grew by $txp, under $n"; return 1; }
+	[ "$txp" -ge $((2 * n)) ] || { echo "link tx_packets grew by $txp, under $((2 * n))"; return 1; }
 	[ "$gso" = 0 ] || { echo "$gso super-frames sent to a program"; return 1; }
 	[ "$(rx_sum dmnic1 xdp_oversize peer)" = 0 ] || { echo "frames too large for the program"; return 1; }
 	# Detached, the sender's TSO reaches the wire again.

@@ -5,9 +5,12 @@
  *   port 9 (discard): XDP_DROP
  *   port 7 (echo):    XDP_TX, addresses and ports swapped, so the sender's
  *                     connected socket receives its own datagram back
+ *   port 11 (echo):   XDP_REDIRECT to the device it came in on, swapped
+ *                     as for port 7 (out through ndo_xdp_xmit)
  *   port 13:          XDP_ABORTED
  * The same program in "xdp" (single buffer) and "xdp.frags" (multi-buffer).
- * No helpers, no maps: it builds against the kernel's UAPI headers alone.
+ * No maps, no libbpf headers: it builds against the kernel's UAPI headers
+ * alone.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -17,7 +20,9 @@
 
 #define SEC(name) __attribute__((section(name), used))
 
-enum { DISCARD_PORT = 9, ECHO_PORT = 7, ABORT_PORT = 13 };
+enum { DISCARD_PORT = 9, ECHO_PORT = 7, REDIRECT_PORT = 11, ABORT_PORT = 13 };
+
+static long (*bpf_redirect)(__u32 ifindex, __u64 flags) = (void *)BPF_FUNC_redirect;
 
 static __always_inline void swap_bytes(unsigned char *a, unsigned char *b, int n)
 {
@@ -51,12 +56,14 @@ static __always_inline int verdict(struct xdp_md *ctx)
 		return XDP_DROP;
 	if (port == ABORT_PORT)
 		return XDP_ABORTED;
-	if (port != ECHO_PORT)
+	if (port != ECHO_PORT && port != REDIRECT_PORT)
 		return XDP_PASS;
 	/* Swapping addresses and ports leaves both checksums valid. */
 	swap_bytes(eth->h_dest, eth->h_source, ETH_ALEN);
 	swap_bytes((unsigned char *)&ip->saddr, (unsigned char *)&ip->daddr, 4);
 	swap_bytes((unsigned char *)&udp->source, (unsigned char *)&udp->dest, 2);
+	if (port == REDIRECT_PORT)
+		return bpf_redirect(ctx->ingress_ifindex, 0);
 	return XDP_TX;
 }
 
