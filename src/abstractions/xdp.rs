@@ -25,8 +25,16 @@ use core::{
 };
 use kernel::prelude::*;
 
-/// Frags an [`XdpFrame`] may have beyond its first page (`MAX_SKB_FRAGS`).
-pub(crate) const XDP_MAX_FRAGS: usize = 17;
+/// Frags an [`XdpFrame`] holds at most (`MAX_SKB_FRAGS`' default).
+const FRAG_SLOTS: usize = 17;
+
+/// Frags an [`XdpFrame`] may have beyond its first page: the kernel's
+/// `MAX_SKB_FRAGS` (a config option), at most [`FRAG_SLOTS`].
+pub(crate) fn xdp_max_frags() -> usize {
+    // SAFETY: returns a constant.
+    let max = unsafe { bindings::dmn_xdp_max_frags() } as usize;
+    max.min(FRAG_SLOTS)
+}
 
 /// Bytes before the frame in its first page: what a program may grow the
 /// head into (`XDP_PACKET_HEADROOM`) plus room for the `xdp_frame`.
@@ -241,8 +249,8 @@ pub(crate) fn flush_redirects(_ctx: &NapiCtx<'_>) {
 pub(crate) struct XdpFrame<'a> {
     head: Netmem<'a>,
     len: u32,
-    frags: [usize; XDP_MAX_FRAGS],
-    lens: [u32; XDP_MAX_FRAGS],
+    frags: [usize; FRAG_SLOTS],
+    lens: [u32; FRAG_SLOTS],
     nr: usize,
     pool: &'a PagePool,
 }
@@ -264,8 +272,8 @@ impl<'a> XdpFrame<'a> {
         Ok(Self {
             head,
             len: len as u32,
-            frags: [0; XDP_MAX_FRAGS],
-            lens: [0; XDP_MAX_FRAGS],
+            frags: [0; FRAG_SLOTS],
+            lens: [0; FRAG_SLOTS],
             nr: 0,
             pool,
         })
@@ -273,7 +281,10 @@ impl<'a> XdpFrame<'a> {
 
     /// Appends a page of the pool holding `len` bytes from its start.
     pub(crate) fn push_frag(&mut self, page: Netmem<'a>, len: usize) -> Result {
-        if self.nr == XDP_MAX_FRAGS || len > page.size() || len == 0 || !page.belongs_to(self.pool)
+        if self.nr >= xdp_max_frags()
+            || len > page.size()
+            || len == 0
+            || !page.belongs_to(self.pool)
         {
             return Err(ENOSPC);
         }

@@ -11,7 +11,7 @@ use super::{device::Nic, tx};
 use crate::abstractions::{
     dma::device_write_with,
     napi::NapiCtx,
-    xdp::{xdp_first_page_capacity, xdp_headroom, XdpFrame, XdpProgRef, XdpVerdict, XDP_MAX_FRAGS},
+    xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame, XdpProgRef, XdpVerdict},
 };
 use kernel::page::PAGE_SIZE;
 
@@ -33,7 +33,7 @@ impl RxQueue {
         let rest = len - first;
         if frame.segments() > 1
             || (rest > 0 && !prog.has_frags())
-            || rest.div_ceil(PAGE_SIZE) > XDP_MAX_FRAGS
+            || rest.div_ceil(PAGE_SIZE) > xdp_max_frags()
         {
             self.stats.xdp_oversize.add(1);
             return Err(RxError::Fault);
