@@ -7,3 +7,4 @@ mod platform;
 mod queue;
 mod ring;
 mod tx;
+mod xdp;
