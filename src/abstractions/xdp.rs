@@ -21,7 +21,7 @@ use super::{
 };
 use core::{
     ptr::{null_mut, NonNull},
-    sync::atomic::{AtomicPtr, Ordering},
+    sync::atomic::{AtomicBool, AtomicPtr, Ordering},
 };
 use kernel::prelude::*;
 
@@ -105,9 +105,11 @@ impl Drop for XdpProg {
 /// `ptr` is null or a program whose reference the slot holds. A replaced
 /// program's reference is dropped only after it is unpublished; the core
 /// frees programs an RCU grace period after their last put, and polls read
-/// the slot inside NAPI (an RCU read-side section).
+/// the slot inside NAPI (an RCU read-side section). `frags` is whether the
+/// last program published took frames in several buffers.
 pub(crate) struct XdpSlot {
     ptr: AtomicPtr<bindings::bpf_prog>,
+    frags: AtomicBool,
 }
 
 impl XdpSlot {
@@ -116,11 +118,18 @@ impl XdpSlot {
         // INVARIANT: null.
         Self {
             ptr: AtomicPtr::new(null_mut()),
+            frags: AtomicBool::new(false),
         }
     }
 
     /// Publishes `prog`, handing back the program it replaces.
     pub(crate) fn replace(&self, prog: Option<XdpProg>) -> Option<XdpProg> {
+        // (Read without the program by the control paths, which serialise
+        // with `replace`; polls ask the program itself.)
+        self.frags.store(
+            prog.as_ref().is_some_and(XdpProg::has_frags),
+            Ordering::Release,
+        );
         let new = prog.map_or(null_mut(), XdpProg::into_raw);
         let old = self.ptr.swap(new, Ordering::AcqRel);
         // SAFETY: the slot held the old pointer's reference; it moves out.
@@ -134,10 +143,8 @@ impl XdpSlot {
 
     /// Whether the attached program (if any) takes frames in several buffers.
     pub(crate) fn attached_has_frags(&self) -> Option<bool> {
-        let p = NonNull::new(self.ptr.load(Ordering::Acquire))?;
-        // SAFETY: callers are the ops-locked paths that replace the program,
-        // so it stays attached (and live) for this read.
-        Some(unsafe { bindings::dmn_bpf_prog_has_frags(p.as_ptr()) })
+        self.is_attached()
+            .then(|| self.frags.load(Ordering::Acquire))
     }
 
     /// The attached program, for the duration of a NAPI poll.
