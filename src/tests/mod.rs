@@ -8,3 +8,24 @@ mod queue;
 mod ring;
 mod tx;
 mod xdp;
+
+use crate::abstractions::kunit::Test;
+use crate::driver::pair::{Pair, PairShape};
+
+/// Pair number `n` of the suites (`dmnic<2n>`/`dmnic<2n+1>`, out of the
+/// way of the module's), `queues` of `max_queues` in use; a failure fails
+/// the case.
+fn test_pair(test: &mut Test, n: u32, queues: u32, max_queues: u32) -> Option<Pair> {
+    let shape = PairShape {
+        queues,
+        max_queues,
+        rss_queue_offset: false,
+    };
+    match Pair::new(n, &shape, None) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            test.fail(format_args!("creating the test pair failed: {:?}", e));
+            None
+        }
+    }
+}

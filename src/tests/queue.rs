@@ -10,24 +10,13 @@ use crate::abstractions::netdev::NetDev;
 use crate::abstractions::queue_mgmt::{QueueConfig, QueueMgmt};
 use crate::abstractions::skb::SkBuff;
 use crate::driver::device::Nic;
-use crate::driver::pair::{NicPriv, Pair, PairShape};
+use crate::driver::pair::{NicPriv, Pair};
 use core::sync::atomic::Ordering;
 
 /// Pair number 120: `dmnic240`/`dmnic241`, 4 of 6 queues in use, out of the
 /// way of the module's.
 fn test_pair(test: &mut Test) -> Option<Pair> {
-    let shape = PairShape {
-        queues: 4,
-        max_queues: 6,
-        rss_queue_offset: false,
-    };
-    match Pair::new(120, &shape, None) {
-        Ok(p) => Some(p),
-        Err(e) => {
-            test.fail(format_args!("creating the test pair failed: {:?}", e));
-            None
-        }
-    }
+    super::test_pair(test, 120, 4, 6)
 }
 
 /// The private data of side 0, as the callbacks see it.

@@ -9,7 +9,7 @@ use crate::abstractions::netdev_ops::TxOutcome;
 use crate::abstractions::queue_mgmt::QueueMgmt;
 use crate::abstractions::skb::SkBuff;
 use crate::driver::device::Nic;
-use crate::driver::pair::{NicPriv, Pair, PairShape};
+use crate::driver::pair::NicPriv;
 use crate::driver::tx::transmit;
 use core::sync::atomic::Ordering;
 
@@ -18,17 +18,8 @@ const RING: u32 = 4;
 
 fn ring_bounds_in_flight_until_napi_reaps(test: &mut Test) {
     // Pair 121: `dmnic242`/`dmnic243`, out of the way of the module's.
-    let shape = PairShape {
-        queues: 2,
-        max_queues: 2,
-        rss_queue_offset: false,
-    };
-    let pair = match Pair::new(121, &shape, None) {
-        Ok(p) => p,
-        Err(e) => {
-            test.fail(format_args!("creating the test pair failed: {:?}", e));
-            return;
-        }
+    let Some(pair) = super::test_pair(test, 121, 2, 2) else {
+        return;
     };
     let (dev, peer) = (pair.dev(0), pair.dev(1));
     let (data, peer_data) = (NicPriv::for_test(&pair, 0), NicPriv::for_test(&pair, 1));

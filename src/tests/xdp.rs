@@ -8,21 +8,16 @@ use crate::abstractions::kunit::Test;
 use crate::abstractions::queue_mgmt::{QueueConfig, QueueMgmt};
 use crate::abstractions::xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame};
 use crate::driver::device::Nic;
-use crate::driver::pair::{NicPriv, Pair, PairShape};
+use crate::driver::pair::NicPriv;
 use crate::driver::rx::QueueMem;
 use crate::driver::xdp::single_buffer_max_mtu;
 
 const PAGE_CFG: QueueConfig = QueueConfig::page_sized();
 
 fn frame_bounds(test: &mut Test) {
-    let shape = PairShape {
-        queues: 2,
-        max_queues: 2,
-        rss_queue_offset: false,
-    };
-    let pair = match Pair::new(121, &shape, None) {
-        Ok(p) => p,
-        Err(e) => return test.fail(format_args!("creating the test pair failed: {:?}", e)),
+    // Pair 122: `dmnic244`/`dmnic245`.
+    let Some(pair) = super::test_pair(test, 122, 2, 2) else {
+        return;
     };
     let dev = pair.dev(0);
     let data = NicPriv::for_test(&pair, 0);
