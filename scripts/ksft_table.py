@@ -8,7 +8,8 @@ case: test file, case, PASS/SKIP/XFAIL/FAIL and, for a skip or failure, its
 reason. A file gets a row of its own when it reported no case, or when it
 failed with no failed case to show for it (a crash or timeout after its
 cases). A module that did not unload after a file is a failure row too.
-Ends with the totals; exits 1 if any case failed or a started file has no
+Processes a file left running (ended by the guest before the next file) are
+listed after the table. Ends with the totals; exits 1 if any case failed or a started file has no
 verdict (the guest died under it), else 0.
 
 Usage: ksft_table.py CONSOLE_LOG [--json OUT]
@@ -24,6 +25,10 @@ FILE_END = re.compile(r"^(ok|not ok) \d+ selftests: (\S+): (\S+)(?:\s+#\s*(\S+)\
 COMMENT = re.compile(r"^# # (.*)$|^# (?!selftests:|ok |not ok |TAP |1\.\.|Totals:)(.*)$")
 UNLOAD = re.compile(r"^DMN-SELFTEST-UNLOAD (\S+) (ok|FAIL)$")
 SETUP = re.compile(r"^DMN-SELFTEST-SETUP (\S+) FAIL$")
+LEFTOVER = re.compile(r"^DMN-SELFTEST-LEFTOVER (\S+) (.*)$")
+# What upstream's ksft.py puts before a traceback's lines: "Exception|" for a
+# case's, "Defer Exception|" for a cleanup's.
+TRACE_PREFIX = re.compile(r"^(?:Defer )?Exception\|")
 # Console lines from the kernel ("[  12.345678] ...") are not the test's.
 KMSG = re.compile(r"^\[\s*\d+\.\d+\]")
 
@@ -35,6 +40,8 @@ def verdict(ok, directive):
 
 
 def parse(lines):
+    """Returns the rows and the processes files left running ("file: pid:comm ...")."""
+    leftovers = []
     rows, current, cases, failed, last_comment, why = [], None, 0, 0, "", ""
     for raw in lines:
         line = raw.rstrip("\n")
@@ -78,6 +85,10 @@ def parse(lines):
             rows.append({"test": m.group(1).replace(":", "/"), "case": "(module unload)",
                          "result": "FAIL", "reason": "rmmod devmemnic failed after the test"})
             continue
+        m = LEFTOVER.match(line)
+        if m:
+            leftovers.append(f"{m.group(1).replace(':', '/')}: {m.group(2)}")
+            continue
         m = SETUP.match(line)
         if m:
             rows.append({"test": m.group(1).replace(":", "/"), "case": "(setup)",
@@ -86,7 +97,7 @@ def parse(lines):
         m = COMMENT.match(line)
         if m and current:
             text = (m.group(1) or m.group(2) or "").strip()
-            text = text.removeprefix("Exception|").strip()
+            text = TRACE_PREFIX.sub("", text).strip()
             # The line that says why: an error output or exception, not a
             # traceback's frames, carets or blank lines.
             if text and not text.startswith(("File ", "^", "Traceback", "~")):
@@ -96,14 +107,14 @@ def parse(lines):
     if current:
         rows.append({"test": current, "case": "(file)", "result": "FAIL",
                      "reason": "no verdict: the guest ended inside this test"})
-    return rows
+    return rows, leftovers
 
 
 def main():
     if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--json"):
         sys.exit(__doc__.split("\n\n")[-1])
     with open(sys.argv[1], errors="replace") as f:
-        rows = parse(f)
+        rows, leftovers = parse(f)
     if not rows:
         print("no selftest results in the console log")
         sys.exit(1)
@@ -112,6 +123,8 @@ def main():
     print(f"{'test':<{wt}}  {'case':<{wc}}  result  reason")
     for r in rows:
         print(f"{r['test']:<{wt}}  {r['case']:<{wc}}  {r['result']:<6}  {r['reason']}".rstrip())
+    for left in leftovers:
+        print(f"left running (ended before the next file) by {left}")
     totals = {k: sum(r["result"] == k for r in rows) for k in ("PASS", "SKIP", "XFAIL", "FAIL")}
     print(f"\n{len(rows)} cases: {totals['PASS']} passed, {totals['SKIP']} skipped, "
           f"{totals['XFAIL']} xfail, {totals['FAIL']} failed")

@@ -152,7 +152,7 @@ tx_killed_with_buffers_out() {
 # every binding is gone and the module unloads clean.
 bind_tx_churn() {
 	setup_pair || return 1
-	local cycles=$(tier 5 100) bytes=$((2 * 1024 * 1024)) i port want fails=0 rpid
+	local cycles=$(tier 3 100) bytes=$((2 * 1024 * 1024)) i port want fails=0 rpid
 	want=$(yes "$(printf '\001\002\003\004\005\006')" | head -c $bytes | md5sum | cut -d' ' -f1)
 	bg_flow_start 5450 5
 	(

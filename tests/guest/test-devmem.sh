@@ -225,7 +225,7 @@ bind_unbind_loop() {
 	wait_listen 5299 || return 1
 	dmn-xfer send 10.9.0.2 5299 $((1 << 40)) 8 >/dev/null 2>&1 &
 	local bgs=$!
-	local i port pid fails=0 cycles=${CYCLES:-$(tier 6 200)} bytes=$((1 * MIB))
+	local i port pid fails=0 cycles=${CYCLES:-$(tier 4 200)} bytes=$((1 * MIB))
 	for i in $(seq 1 "$cycles"); do
 		port=$((5310 + i))
 		rs_server $port /tmp/l.out -c 10.9.0.1 -v 7 --size $((4 * MIB))

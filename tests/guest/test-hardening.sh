@@ -182,8 +182,8 @@ fail_nth_setup() {
 		# Where setup fails lies mostly in bind-rx (its first sites
 		# surely), which the second walk reaches whatever setup's count.
 		for n in $(case $phase in
-			setup) walk_points "$sites" "$(tier 2 30)" "$(tier 3 20)" ;;
-			bind) walk_points "$sites" "$(tier 2 20)" "$(tier 2 10)" ;;
+			setup) walk_points "$sites" "$(tier 2 30)" "$(tier 2 20)" ;;
+			bind) walk_points "$sites" "$(tier 2 20)" "$(tier 1 10)" ;;
 			esac); do
 			setup_fault_run "$n" || break
 		done
@@ -293,7 +293,7 @@ fail_nth_ethtool() {
 		ip netns exec peer $undo || return 1
 		# Every sampled request starts from this state (successes are undone).
 		before=$(queue_state)
-		for n in $(walk_points "$sites" "$(tier 3 30)" "$(tier 3 20)"); do
+		for n in $(walk_points "$sites" "$(tier 2 30)" "$(tier 2 20)"); do
 			out=$(ip netns exec peer dmn-xfer fault "$n" dmnic1 $op)
 			rc=$?
 			case $rc in

@@ -61,5 +61,5 @@ run_test module/reject-queues-0 reject_param queues=0 "queues=0 is out of range"
 run_test module/reject-queues-129 reject_param queues=129 "queues=129 is out of range"
 run_test module/reject-max-queues-below-queues reject_param "queues=8 max_queues=4" "max_queues=4 is out of range"
 run_test module/reject-max-queues-129 reject_param max_queues=129 "max_queues=129 is out of range"
-run_test module/load-unload-cycles load_unload_cycles "$(tier 10 100)"
+run_test module/load-unload-cycles load_unload_cycles "$(tier 6 100)"
 exit $GUEST_FAILED

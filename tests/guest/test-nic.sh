@@ -503,7 +503,7 @@ malformed_frames() { # [gro: with rx-gro-hw on and the sender's TSO off]
 		ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
 	fi
 	local bytes=$(($(tier 16 64) * MIB)) ipid dpid port=5810 rounds=0 t0=$SECONDS FRAMES
-	FRAMES=$(tier 5000 100000)
+	FRAMES=$(tier 2500 100000)
 	dmn-xfer inject dmnic0 "$FRAMES" 5 1514 >/tmp/mf.inj 2>&1 &
 	ipid=$!
 	while kill -0 $ipid 2>/dev/null; do

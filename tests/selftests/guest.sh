@@ -29,6 +29,50 @@ modprobe kunit 2>/dev/null
 [ -w /sys/module/kunit/parameters/filter_glob ] &&
 	echo "none-in-selftests.none" >/sys/module/kunit/parameters/filter_glob
 
+# The user-space processes alive now (kernel threads have no exe), but for
+# the shell listing them.
+user_pids() {
+	local f pid
+	for f in /proc/[0-9]*/exe; do
+		pid=${f#/proc/}
+		pid=${pid%/exe}
+		[ "$pid" = "$BASHPID" ] || [ ! -e "$f" ] || echo "$pid"
+	done
+}
+
+# Ends what test file $1 left running beside the guest's own processes
+# ($2: their pids): a server a failed case never stopped (iou-zcrx's waits for
+# a connection with no timeout) keeps its socket, its io_uring and so the
+# queue's memory provider, and with it the module, for the files after it.
+end_leftovers() { # name, pids before
+	local pid comm left=()
+	for pid in $(user_pids); do
+		[[ " $2 $$ " == *" $pid "* ]] && continue
+		read -r comm <"/proc/$pid/comm" 2>/dev/null || continue
+		left+=("$pid:$comm")
+		# Where it waits, for the log: a hung test's clue.
+		echo "DMN-SELFTEST-LEFTOVER-STACK $pid $comm: $(tr '\n' ' ' <"/proc/$pid/stack" 2>/dev/null)"
+		kill -TERM "$pid" 2>/dev/null
+	done
+	[ ${#left[@]} -eq 0 ] && return 0
+	echo "DMN-SELFTEST-LEFTOVER $1 ${left[*]}"
+	sleep 1
+	for pid in "${left[@]%%:*}"; do kill -KILL "$pid" 2>/dev/null; done
+	return 0
+}
+
+# rmmod, retried for 10 s: a closed io_uring drops its zero-copy receive
+# queue (and so the module reference of the binding) from a workqueue, after
+# the process that owned it is gone.
+unload_module() {
+	local i
+	for ((i = 0; i < 20; i++)); do
+		rmmod devmemnic 2>/dev/null && return 0
+		sleep 0.5
+	done
+	rmmod devmemnic
+}
+
 rc=0
 while read -r name; do
 	case "$name" in drivers/net:*.py | drivers/net/hw:*.py) ;; *) continue ;; esac
@@ -49,10 +93,17 @@ while read -r name; do
 		continue
 	fi
 	t0=$(uptime_now)
-	./run_kselftest.sh -t "$name" || rc=1
+	before=$(user_pids)
+	if ! ./run_kselftest.sh -t "$name"; then
+		rc=1
+		# The NIC's side of a failure, for the log: its non-zero counters.
+		echo "DMN-SELFTEST-STATS $name dmnic0: $(ethtool -S dmnic0 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
+		echo "DMN-SELFTEST-STATS $name dmnic1: $(ip netns exec peer ethtool -S dmnic1 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
+	fi
 	echo "DMN-SELFTEST-TIME $name $(secs_since "$t0")"
+	end_leftovers "$name" "$(echo $before)"
 	ip netns del peer 2>/dev/null
-	if rmmod devmemnic; then
+	if unload_module; then
 		echo "DMN-SELFTEST-UNLOAD $name ok"
 	else
 		echo "DMN-SELFTEST-UNLOAD $name FAIL"
