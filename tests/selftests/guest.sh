@@ -73,6 +73,17 @@ unload_module() {
 	rmmod devmemnic
 }
 
+# The tasks in uninterruptible sleep (kernel threads too), with their stacks.
+blocked_tasks() {
+	local f stat
+	for f in /proc/[0-9]*/stat; do
+		read -r stat <"$f" 2>/dev/null || continue
+		# "pid (comm) state ...": comm may hold spaces, the state follows ") ".
+		[[ ${stat##*) } == "D "* ]] || continue
+		echo "${stat%%) *}): $(tr '\n' ' ' <"${f%stat}stack" 2>/dev/null)"
+	done
+}
+
 rc=0
 while read -r name; do
 	case "$name" in drivers/net:*.py | drivers/net/hw:*.py) ;; *) continue ;; esac
@@ -108,6 +119,10 @@ while read -r name; do
 	else
 		echo "DMN-SELFTEST-UNLOAD $name FAIL"
 		rc=1
+		# What holds it, for the log: the kernel's blocked tasks (a queue
+		# restart that never finished) and the module's references.
+		echo "DMN-SELFTEST-REFCNT $name $(cat /sys/module/devmemnic/refcnt 2>&1)"
+		blocked_tasks | sed "s|^|DMN-SELFTEST-BLOCKED $name |"
 		# Whatever holds it, the next test needs a fresh module.
 		sleep 5
 		rmmod devmemnic 2>/dev/null
