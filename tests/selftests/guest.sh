@@ -19,6 +19,8 @@ cd "$KSFT_INSTALL" || exit 1
 export NETIF=dmnic0 LOCAL_V4=10.9.0.1 REMOTE_V4=10.9.0.2 LOCAL_V6=fd00::1 REMOTE_V6=fd00::2
 export REMOTE_TYPE=netns REMOTE_ARGS=peer LOCAL_PREFIX_V6=2001:db8:2::/64 DISRUPTIVE=True
 export PYTHONDONTWRITEBYTECODE=1
+# The kernel tree's own tools first (scripts/build-kselftests: bpftool).
+[ -d "$KSFT_INSTALL/.tools" ] && export PATH="$KSFT_INSTALL/.tools:$PATH"
 # Upstream's variable for slow machines, which its tests read to widen timing
 # windows (so_txtime.py schedules its first packet 2 s out instead of 0.2 s;
 # gro.py forgives its large_ cases). This guest is TCG.
