@@ -9,8 +9,8 @@ reason. A file gets a row of its own when it reported no case, or when it
 failed with no failed case to show for it (a crash or timeout after its
 cases). A module that did not unload after a file is a failure row too.
 Processes a file left running (ended by the guest before the next file) are
-listed after the table. Ends with the totals; exits 1 if any case failed or a started file has no
-verdict (the guest died under it), else 0.
+listed after the table. Ends with the totals; exits 1 if any case failed or
+a started file has no verdict (the guest died under it), else 0.
 
 Usage: ksft_table.py CONSOLE_LOG [--json OUT]
 """
