@@ -292,3 +292,38 @@ void dmn_skb_take_xdp_frags(struct sk_buff *skb, const struct xdp_buff *xdp, u8 
 				   xdp_buff_is_frag_pfmemalloc(xdp));
 #endif
 }
+
+/*
+ * What this build does beyond devmem RX, by the probes above, in the names
+ * of scripts/kernel-features (`modinfo -F features devmemnic.ko`): make
+ * check holds it against what the kernel offers, so a probe that misses on
+ * a new kernel fails the check instead of leaving a feature untested.
+ */
+#ifdef DMN_NETMEM_TX
+#define DMN_FEATURE_DEVMEM_TX " devmem-tx"
+#else
+#define DMN_FEATURE_DEVMEM_TX ""
+#endif
+#ifdef DMN_HDS_THRESH
+#define DMN_FEATURE_HDS_THRESH " hds-thresh"
+#else
+#define DMN_FEATURE_HDS_THRESH ""
+#endif
+#ifdef DMN_QUEUE_QCFG
+#define DMN_FEATURE_RX_BUF_LEN " rx-buf-len"
+#else
+#define DMN_FEATURE_RX_BUF_LEN ""
+#endif
+#ifdef DMN_NAPI_CONFIG
+#define DMN_FEATURE_NAPI_CONFIG " napi-config"
+#else
+#define DMN_FEATURE_NAPI_CONFIG ""
+#endif
+/* The KUnit suites are built where Rust sees CONFIG_KUNIT=y. */
+#if IS_BUILTIN(CONFIG_KUNIT)
+#define DMN_FEATURE_KUNIT " kunit"
+#else
+#define DMN_FEATURE_KUNIT ""
+#endif
+MODULE_INFO(features, "devmem-rx xdp" DMN_FEATURE_DEVMEM_TX DMN_FEATURE_HDS_THRESH
+	    DMN_FEATURE_RX_BUF_LEN DMN_FEATURE_NAPI_CONFIG DMN_FEATURE_KUNIT);

@@ -343,7 +343,7 @@ channels() {
 	# per-queue NAPI config gives it back its id, on 6.12 (no such config)
 	# it gets a new one, as with any driver there.
 	napis=$(ip netns exec peer dmn-xfer napi-ids dmnic1) || return 1
-	if devmem72_kernel; then
+	if has_feature napi-config; then
 		[ "$napis" = "$napis0" ] || { echo "NAPI ids changed: before $(echo $napis0), after $(echo $napis)"; return 1; }
 		echo "info: 16 RX queues kept their NAPI ids ($(echo "$napis0" | awk 'NR == 1 { a = $2 } END { print a "..." $2 }')) across channel changes"
 	else
@@ -570,7 +570,7 @@ run_test nic/rss-context-rule-offset rss_context_rule
 run_test nic/channels channels
 run_test nic/rings-resized-under-traffic rings
 run_test nic/netconsole-full-tx-ring netconsole_full_ring
-devmem72_kernel && run_test nic/hds-thresh hds_thresh
+run_test nic/hds-thresh hds_thresh
 run_test nic/queue-irqs queue_irqs
 run_test nic/bad-ethtool-requests bad_ethtool
 run_test nic/malformed-frames-counted malformed_frames
