@@ -156,6 +156,9 @@ bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_add
 void dmn_kfree_skb_any(struct sk_buff *skb);
 void dmn_consume_skb_any(struct sk_buff *skb);
 unsigned int dmn_skb_build_size(unsigned int data_len);
+unsigned int dmn_skb_shinfo_room(void);
+void dmn_local_bh_disable(void);
+void dmn_local_bh_enable(void);
 u32 dmn_skb_hash(const struct sk_buff *skb);
 void dmn_skb_copy_gso(struct sk_buff *to, const struct sk_buff *from);
 unsigned int dmn_skb_gso_segs(const struct sk_buff *skb);

@@ -174,10 +174,13 @@ pub(crate) struct Extack(*mut bindings::netlink_ext_ack);
 impl Extack {
     /// Wraps the extack a callback got.
     ///
-    /// The caller (a trampoline) passes the core's extack argument, null or valid
-    /// for the callback's duration, and drops the value before returning.
-    pub(super) fn from_raw(extack: *mut bindings::netlink_ext_ack) -> Self {
-        // INVARIANT: see above.
+    /// # Safety
+    ///
+    /// `extack` is null or valid until the returned value is dropped: the
+    /// core's extack argument of the running callback, dropped before the
+    /// trampoline returns (callbacks get it only by reference).
+    pub(super) unsafe fn from_raw(extack: *mut bindings::netlink_ext_ack) -> Self {
+        // INVARIANT: as the caller guarantees.
         Self(extack)
     }
 
@@ -497,7 +500,9 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                 // (A limit the driver reports, not one userspace sets.)
                 hds_thresh_max: 0,
             };
-            T::set_ringparam(nd, data, &req, &Extack::from_raw(extack))?;
+            // SAFETY: the core's extack of this call, null or valid during it.
+            let extack = unsafe { Extack::from_raw(extack) };
+            T::set_ringparam(nd, data, &req, &extack)?;
             Ok(0)
         })
     }
@@ -802,7 +807,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a valid request.
             let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
-            let extack = Extack::from_raw(extack);
+            // SAFETY: the core's extack of this call, null or valid during it.
+            let extack = unsafe { Extack::from_raw(extack) };
             check_hfunc(p.hfunc, &extack)?;
             // (The core sends additional contexts to the `*_rxfh_context` ops.)
             if p.rss_context != 0 || p.rss_delete != 0 {
@@ -870,7 +876,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a valid request.
             let (nd, data, f) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*f) };
-            let extack = Extack::from_raw(extack);
+            // SAFETY: the core's extack of this call, null or valid during it.
+            let extack = unsafe { Extack::from_raw(extack) };
             let flow = HashedFlow::from_flow_type(f.flow_type).ok_or(EINVAL)?;
             let Some(fields) = HashFields::from_rxh(f.data) else {
                 extack.msg(kernel::c_str!(
@@ -909,7 +916,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a valid request.
             let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
-            let extack = Extack::from_raw(extack);
+            // SAFETY: the core's extack of this call, null or valid during it.
+            let extack = unsafe { Extack::from_raw(extack) };
             Self::check_context_request(p, &extack)?;
             // SAFETY: `ctx` is valid, and ours to fill, during the call.
             let ctx = unsafe { &mut *ctx };
@@ -969,7 +977,8 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         from_result(|| {
             // SAFETY: the core passes a live device of ours and a valid request.
             let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &*p) };
-            let extack = Extack::from_raw(extack);
+            // SAFETY: the core's extack of this call, null or valid during it.
+            let extack = unsafe { Extack::from_raw(extack) };
             Self::check_context_request(p, &extack)?;
             // SAFETY: `p.indir` is null or sized with `get_rxfh_indir_size`.
             let given = unsafe { slice_or_empty(p.indir, T::RSS_INDIR_SIZE) };

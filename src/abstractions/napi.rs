@@ -18,7 +18,7 @@
 use super::{bindings, netdev::NetDev, skb::SkBuff};
 use core::{
     cell::UnsafeCell,
-    marker::PhantomPinned,
+    marker::{PhantomData, PhantomPinned},
     sync::atomic::{AtomicBool, Ordering},
 };
 
@@ -133,7 +133,60 @@ macro_rules! impl_has_napi {
 
 /// Proof, inside [`Napi::with_state`], that the NAPI is not polling.
 pub(crate) struct NapiOff {
-    _private: (),
+    /// The NAPI stopped.
+    raw: *mut bindings::napi_struct,
+}
+
+impl NapiOff {
+    /// The stopped NAPI, as the owner of its page pools' allocations.
+    pub(crate) fn owner(&self) -> NapiOwner<'_> {
+        NapiOwner {
+            raw: self.raw,
+            _p: PhantomData,
+        }
+    }
+}
+
+/// Which NAPI a [`NapiCtx`] (its poll runs) or a [`NapiOff`] (it is stopped)
+/// speaks for, while that proof lives.
+///
+/// A page pool's lockless allocation cache belongs to the NAPI it was
+/// created for: only that NAPI's poll, or someone who stopped it, may
+/// allocate from the pool ([`super::page_pool::PagePool::alloc_netmem`]
+/// checks that it is given its own NAPI's owner).
+#[derive(Clone, Copy)]
+pub(crate) struct NapiOwner<'a> {
+    raw: *mut bindings::napi_struct,
+    _p: PhantomData<&'a ()>,
+}
+
+impl NapiOwner<'_> {
+    /// The NAPI (for the layer's other wrappers to compare).
+    pub(super) fn as_raw(self) -> *mut bindings::napi_struct {
+        self.raw
+    }
+}
+
+/// Proof that bottom halves are off on this CPU, as in a NAPI poll
+/// ([`NapiCtx::bh_off`]) or inside [`with_bh_disabled`]: what the per-CPU
+/// NAPI caches (`napi_build_skb`'s skb cache) need.
+///
+/// Not `Send`: the proof holds on the CPU that made it.
+#[derive(Clone, Copy)]
+pub(crate) struct BhOff<'a> {
+    _p: PhantomData<(&'a (), *mut ())>,
+}
+
+/// Runs `f` with bottom halves disabled on this CPU (process context, as
+/// tests and control paths that build receive skbs need).
+pub(crate) fn with_bh_disabled<R>(f: impl FnOnce(BhOff<'_>) -> R) -> R {
+    // SAFETY: paired with the enable below, on this thread (BH stays off
+    // across `f`, which cannot sleep-switch CPUs while it is off).
+    unsafe { bindings::dmn_local_bh_disable() };
+    let r = f(BhOff { _p: PhantomData });
+    // SAFETY: disabled above.
+    unsafe { bindings::dmn_local_bh_enable() };
+    r
 }
 
 /// What a poll function can do with its NAPI context.
@@ -152,6 +205,19 @@ impl NapiCtx<'_> {
     /// The device the NAPI belongs to.
     pub(crate) fn dev(&self) -> &NetDev {
         self.dev
+    }
+
+    /// The polling NAPI, as the owner of its page pools' allocations.
+    pub(crate) fn owner(&self) -> NapiOwner<'_> {
+        NapiOwner {
+            raw: self.raw,
+            _p: PhantomData,
+        }
+    }
+
+    /// A poll runs with bottom halves off.
+    pub(crate) fn bh_off(&self) -> BhOff<'_> {
+        BhOff { _p: PhantomData }
     }
 }
 
@@ -172,7 +238,7 @@ impl<S> Napi<S> {
     }
 
     /// The raw `napi_struct`, for page pools' direct recycling.
-    pub(crate) fn as_raw(&self) -> *mut bindings::napi_struct {
+    pub(super) fn as_raw(&self) -> *mut bindings::napi_struct {
         self.raw.get()
     }
 
@@ -288,7 +354,12 @@ impl<S> Napi<S> {
         }
         // SAFETY: polling is disabled or was never enabled and `ctl` is held, so
         // nothing else touches the state (type invariant).
-        let r = f(unsafe { &mut *self.state.get() }, &NapiOff { _private: () });
+        let r = f(
+            unsafe { &mut *self.state.get() },
+            &NapiOff {
+                raw: self.raw.get(),
+            },
+        );
         if was_enabled {
             // SAFETY: disabled just above; re-enable and poll once for anything that
             // arrived meanwhile (producers could not schedule a disabled NAPI).
@@ -324,13 +395,13 @@ impl<S> PinnedDrop for Napi<S> {
 ///
 /// # Safety
 ///
-/// Called by NAPI with a `napi_struct` added by [`Napi::add::<O>`].
+/// Called by NAPI with a `napi_struct` added by [`Napi::activate::<O>`].
 unsafe extern "C" fn poll_trampoline<O: NapiPoll>(
     raw: *mut bindings::napi_struct,
     budget: i32,
 ) -> i32 {
     // SAFETY: `raw` is the `raw` field of a `Napi<O::State>` (`Opaque::get`
-    // returns the address of the inner value) which `Napi::add::<O>` took from a
+    // returns the address of the inner value) which `Napi::activate::<O>` took from a
     // live, pinned `O` at `O::OFFSET` (`HasNapi`).
     let (owner, napi) = unsafe {
         let napi_off = core::mem::offset_of!(Napi<O::State>, raw);

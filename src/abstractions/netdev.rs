@@ -520,7 +520,8 @@ impl<T: NetDevOps> NetDevPair<T> {
     }
 
     /// Wires two allocated, unregistered devices together and registers them;
-    /// on failure gives both back, unregistered.
+    /// on failure gives both back, unregistered and naming no peer (either
+    /// may then be dropped first).
     #[allow(clippy::type_complexity)]
     pub(crate) fn new(
         mut a: NetDevAlloc<T>,
@@ -529,20 +530,37 @@ impl<T: NetDevOps> NetDevPair<T> {
         if a.registered || b.registered {
             return Err((EINVAL, a, b));
         }
-        // SAFETY: both devices are allocated by us and not yet registered, so no
-        // callback reads the private areas while they are written.
-        unsafe {
-            (*a.dev().dev_priv()).peer = b.ptr.as_ptr();
-            (*b.dev().dev_priv()).peer = a.ptr.as_ptr();
-        }
+        Self::wire(&a, &b, true);
         if let Err(e) = a.register() {
+            Self::wire(&a, &b, false);
             return Err((e, a, b));
         }
         if let Err(e) = b.register() {
             a.unregister();
+            Self::wire(&a, &b, false);
             return Err((e, a, b));
         }
         Ok(Self { devs: [a, b] })
+    }
+
+    /// Makes each device the other's peer, or neither's; only while neither
+    /// is registered (else nothing changes).
+    fn wire(a: &NetDevAlloc<T>, b: &NetDevAlloc<T>, on: bool) {
+        if a.registered || b.registered {
+            return;
+        }
+        let (to_b, to_a) = if on {
+            (b.ptr.as_ptr(), a.ptr.as_ptr())
+        } else {
+            (core::ptr::null_mut(), core::ptr::null_mut())
+        };
+        // SAFETY: both devices are allocated by us and not registered (checked;
+        // `unregister` waits for running callbacks), so no callback reads the
+        // private areas while they are written.
+        unsafe {
+            (*a.dev().dev_priv()).peer = to_b;
+            (*b.dev().dev_priv()).peer = to_a;
+        }
     }
 
     /// Unregisters both devices (idempotent); they stay allocated until drop.

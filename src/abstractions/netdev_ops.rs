@@ -194,7 +194,9 @@ impl<T: NetDevOps> OpsTable<T> {
             return super::errno::eopnotsupp().to_errno();
         }
         // SAFETY: the core passes a live device of ours and a valid request,
-        // whose program (if any) carries a reference moved to the driver.
+        // whose program (if any) carries a reference moved to the driver, and
+        // whose extack is null or valid during this call (dropped before it
+        // returns).
         let (nd, data, prog, extack) = unsafe {
             (
                 NetDev::from_raw(dev),

@@ -10,7 +10,7 @@
 use super::{
     bindings,
     dma::{DmaAddr, DmaDev},
-    napi::Napi,
+    napi::{Napi, NapiOwner},
     netdev::NetDev,
 };
 use core::{marker::PhantomData, ptr::NonNull};
@@ -21,11 +21,12 @@ use kernel::{error::from_err_ptr, prelude::*};
 /// # Invariants
 ///
 /// `ptr` is a pool from `page_pool_create()` not yet destroyed, whose buffers
-/// are `buf_size` bytes. Its NAPI (if any) is disabled whenever the pool is
-/// dropped (the owner's NAPI state holds it).
+/// are `buf_size` bytes, created for the NAPI `napi`, which is disabled
+/// whenever the pool is dropped (the owner's NAPI state holds it).
 pub(crate) struct PagePool {
     ptr: NonNull<bindings::page_pool>,
     buf_size: usize,
+    napi: *mut bindings::napi_struct,
 }
 
 // SAFETY: page pool allocation is tied to the NAPI that owns the pool's user
@@ -80,6 +81,7 @@ impl PagePool {
             .map(|ptr| Self {
                 ptr,
                 buf_size: kernel::page::PAGE_SIZE << cfg.order,
+                napi: cfg.napi.as_raw(),
             })
             .ok_or(ENOMEM)
     }
@@ -140,9 +142,16 @@ impl PagePool {
         self.ptr.as_ptr()
     }
 
-    /// A whole buffer (page or net_iov), from NAPI context.
-    pub(crate) fn alloc_netmem(&self) -> Option<Netmem<'_>> {
-        // SAFETY: the pool is live; called from the owning NAPI's poll.
+    /// A whole buffer (page or net_iov), for the pool's own NAPI (its poll,
+    /// or with it stopped); `None` if there is none, or if `owner` speaks for
+    /// another NAPI.
+    pub(crate) fn alloc_netmem(&self, owner: NapiOwner<'_>) -> Option<Netmem<'_>> {
+        if owner.as_raw() != self.napi {
+            return None;
+        }
+        // SAFETY: the pool is live; its NAPI polls this call or is stopped
+        // (`owner` is that NAPI's, while its proof lives), so nothing else uses
+        // the pool's lockless cache.
         let raw = unsafe { bindings::dmn_pp_alloc_netmem(self.ptr.as_ptr()) };
         // INVARIANT: a non-zero netmem is a buffer of this pool we now hold.
         (raw != 0).then(|| Netmem {
@@ -153,15 +162,16 @@ impl PagePool {
         })
     }
 
-    /// A host-memory fragment of `size` bytes; only for pools without a provider.
-    pub(crate) fn alloc_frag(&self, size: u32) -> Option<HostFrag<'_>> {
-        if size as usize > kernel::page::PAGE_SIZE {
+    /// A host-memory fragment of `size` bytes, for the pool's own NAPI (as
+    /// [`PagePool::alloc_netmem`]); only for pools without a provider.
+    pub(crate) fn alloc_frag(&self, owner: NapiOwner<'_>, size: u32) -> Option<HostFrag<'_>> {
+        if size as usize > kernel::page::PAGE_SIZE || owner.as_raw() != self.napi {
             return None;
         }
         let mut offset = 0u32;
         let mut dma: DmaAddr = 0;
-        // SAFETY: the pool is live; called from its NAPI's poll; the out-parameters
-        // are valid for writes.
+        // SAFETY: the pool is live; its NAPI polls this call or is stopped (as
+        // in `alloc_netmem`); the out-parameters are valid for writes.
         let va =
             unsafe { bindings::dmn_pp_alloc_frag(self.ptr.as_ptr(), size, &mut offset, &mut dma) };
         // INVARIANT: a fragment of a host page of this pool, `size` bytes at `va`.

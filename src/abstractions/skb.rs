@@ -191,10 +191,17 @@ impl SkBuff {
     }
 
     /// Records the RX queue and hash and sets the protocol (`eth_type_trans`).
-    pub(crate) fn rx_finish(&mut self, dev: &NetDev, rxq: u16, hash: u32, l4_hash: bool) {
-        // SAFETY: the skb is valid, ours, and starts with an Ethernet header of at
-        // least `ETH_HLEN` bytes in its linear part (callers build it that way).
-        unsafe { bindings::dmn_skb_rx_finish(self.ptr.as_ptr(), dev.as_raw(), rxq, hash, l4_hash) }
+    ///
+    /// `EINVAL`, the skb untouched, unless its linear part holds a whole
+    /// Ethernet header (what `eth_type_trans` reads and pulls).
+    pub(crate) fn rx_finish(&mut self, dev: &NetDev, rxq: u16, hash: u32, l4_hash: bool) -> Result {
+        if self.headlen() < bindings::ETH_HLEN as usize {
+            return Err(EINVAL);
+        }
+        // SAFETY: the skb is valid and ours, and its linear part starts with at
+        // least `ETH_HLEN` bytes (checked above).
+        unsafe { bindings::dmn_skb_rx_finish(self.ptr.as_ptr(), dev.as_raw(), rxq, hash, l4_hash) };
+        Ok(())
     }
 
     /// Appends bytes `off..off + len` of a page-pool netmem as a frag; the skb
@@ -268,19 +275,32 @@ impl SkBuff {
     }
 
     /// Builds an skb whose head is a page-pool fragment already holding `len`
-    /// bytes of frame at `headroom`; recycles to the pool when freed.
+    /// bytes of frame at `headroom`; recycles to the pool when freed. `_bh`:
+    /// `napi_build_skb` takes the skb from a per-CPU cache of NAPI context.
+    ///
+    /// `EINVAL` (the fragment goes back) unless headroom, frame and the
+    /// `skb_shared_info` that `napi_build_skb` puts at the buffer's end all fit
+    /// ([`build_size`] gives a size that does).
     pub(crate) fn build(
+        _bh: super::napi::BhOff<'_>,
         frag: super::page_pool::HostFrag<'_>,
         headroom: u32,
         len: u32,
     ) -> Result<SkBuff> {
-        if headroom + len > frag.size() {
+        // SAFETY: returns a constant.
+        let shinfo = unsafe { bindings::dmn_skb_shinfo_room() };
+        let fits = match (headroom.checked_add(len), frag.size().checked_sub(shinfo)) {
+            (Some(used), Some(room)) => used <= room,
+            _ => false,
+        };
+        if !fits {
             return Err(EINVAL);
         }
         let size = frag.size();
         let va = frag.into_raw();
         // SAFETY: `va` is a fragment of `size` bytes that we own; on success the skb
-        // owns it (and returns it to its pool, being marked for recycling).
+        // owns it (and returns it to its pool, being marked for recycling); bottom
+        // halves are off (`_bh`), as the NAPI skb cache needs.
         let raw = unsafe { bindings::napi_build_skb(va, size) };
         if raw.is_null() {
             // SAFETY: the fragment was not taken; give it back to its pool.

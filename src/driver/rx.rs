@@ -520,7 +520,7 @@ impl RxQueue {
             match mem.gro.find(peek, seg) {
                 Slot::Held(i) => {
                     if single {
-                        match self.merge(ctx.dev(), mem, i, wire, peek, seg)? {
+                        match self.merge(ctx, mem, i, wire, peek, seg)? {
                             Some(true) => {
                                 if let Some(h) = mem.gro.take(i) {
                                     self.deliver_held(ctx, h);
@@ -541,7 +541,7 @@ impl RxQueue {
                 Slot::Full => {}
             }
         }
-        let (mut skb, split) = self.build(ctx.dev(), mem, wire, peek, len)?;
+        let (mut skb, split) = self.build(ctx, mem, wire, peek, len)?;
         let (hash, l4) = frame.hash();
         if let (Some(seg), Some(i), true) = (&seg, slot, single) {
             if seg.may_start_run() {
@@ -559,8 +559,7 @@ impl RxQueue {
                 };
             }
         }
-        skb.rx_finish(ctx.dev(), self.index as u16, hash, l4);
-        ctx.gro_receive(skb);
+        self.deliver(ctx, skb, hash, l4);
         Ok(())
     }
 
@@ -568,7 +567,7 @@ impl RxQueue {
     /// stack); also says whether its payload went to the payload pool.
     fn build(
         &self,
-        dev: &NetDev,
+        ctx: &NapiCtx<'_>,
         mem: &QueueMem,
         wire: &Wire<'_>,
         peek: &[u8],
@@ -586,13 +585,13 @@ impl RxQueue {
         let mut split = false;
         let mut skb = match layout {
             Some(l) if l.payload_len > 0 && segment_payload(l.payload_len) <= thresh => {
-                let skb = self.receive_linear(dev, mem, wire, peek, len)?;
+                let skb = self.receive_linear(ctx, mem, wire, peek, len)?;
                 self.stats.linear.add(1);
                 self.stats.below_hds_thresh.add(1);
                 skb
             }
             Some(l) if l.payload_len > 0 && l.payload_len <= MAX_FRAGS * mem.payload.buf_size() => {
-                let skb = self.receive_split(dev, mem, wire, peek, l.header_len, l.payload_len)?;
+                let skb = self.receive_split(ctx, mem, wire, peek, l.header_len, l.payload_len)?;
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);
@@ -601,7 +600,7 @@ impl RxQueue {
                 skb
             }
             _ => {
-                let skb = self.receive_linear(dev, mem, wire, peek, len)?;
+                let skb = self.receive_linear(ctx, mem, wire, peek, len)?;
                 self.stats.linear.add(1);
                 skb
             }
@@ -650,7 +649,7 @@ impl RxQueue {
     /// `None` if it cannot.
     fn merge(
         &self,
-        dev: &NetDev,
+        ctx: &NapiCtx<'_>,
         mem: &mut QueueMem,
         i: usize,
         wire: &Wire<'_>,
@@ -687,7 +686,7 @@ impl RxQueue {
         };
         append(
             self,
-            dev,
+            ctx,
             payload,
             wire,
             &mut h.skb,
@@ -732,8 +731,21 @@ impl RxQueue {
             self.stats.gro_wire_packets.add(u64::from(run.count));
             self.stats.gro_wire_bytes.add(h.wire_bytes);
         }
-        h.skb.rx_finish(ctx.dev(), self.index as u16, h.hash, h.l4);
-        ctx.gro_receive(h.skb);
+        self.deliver(ctx, h.skb, h.hash, h.l4);
+    }
+
+    /// Hands a built frame to the stack (GRO) with its queue and hash; one
+    /// without a whole Ethernet header in its linear part is a counted drop
+    /// (the builders never make one; the XDP program may have shrunk it).
+    pub(super) fn deliver(&self, ctx: &NapiCtx<'_>, mut skb: SkBuff, hash: u32, l4: bool) {
+        if skb
+            .rx_finish(ctx.dev(), self.index as u16, hash, l4)
+            .is_err()
+        {
+            self.stats.drops.add(1);
+            return;
+        }
+        ctx.gro_receive(skb);
     }
 
     /// End of a poll: aggregates go up when due (or all of them when
@@ -758,15 +770,15 @@ impl RxQueue {
     /// `peek` is the frame's start, already read.
     fn receive_split(
         &self,
-        dev: &NetDev,
+        ctx: &NapiCtx<'_>,
         mem: &QueueMem,
         wire: &Wire<'_>,
         peek: &[u8],
         header_len: usize,
         payload_len: usize,
     ) -> Result<SkBuff, RxError> {
-        let mut skb = self.head_from(dev, &mem.header, wire, peek, header_len)?;
-        self.frags_from(dev, &mem.payload, wire, &mut skb, header_len, payload_len)?;
+        let mut skb = self.head_from(ctx, &mem.header, wire, peek, header_len)?;
+        self.frags_from(ctx, &mem.payload, wire, &mut skb, header_len, payload_len)?;
         Ok(skb)
     }
 
@@ -774,18 +786,18 @@ impl RxQueue {
     /// host pages. `peek` is the frame's start, already read.
     fn receive_linear(
         &self,
-        dev: &NetDev,
+        ctx: &NapiCtx<'_>,
         mem: &QueueMem,
         wire: &Wire<'_>,
         peek: &[u8],
         len: usize,
     ) -> Result<SkBuff, RxError> {
         if build_size(len as u32) as usize <= kernel::page::PAGE_SIZE {
-            return self.head_from(dev, &mem.header, wire, peek, len);
+            return self.head_from(ctx, &mem.header, wire, peek, len);
         }
         let head = LINEAR_HEAD.min(len);
-        let mut skb = self.head_from(dev, &mem.header, wire, peek, head)?;
-        self.frags_from(dev, &mem.header, wire, &mut skb, head, len - head)?;
+        let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
+        self.frags_from(ctx, &mem.header, wire, &mut skb, head, len - head)?;
         Ok(skb)
     }
 
@@ -794,18 +806,18 @@ impl RxQueue {
     /// else from the wire.
     fn head_from(
         &self,
-        dev: &NetDev,
+        ctx: &NapiCtx<'_>,
         pool: &PagePool,
         wire: &Wire<'_>,
         peek: &[u8],
         len: usize,
     ) -> Result<SkBuff, RxError> {
         let frag = pool
-            .alloc_frag(build_size(len as u32))
+            .alloc_frag(ctx.owner(), build_size(len as u32))
             .ok_or(RxError::NoBuffer)?;
         let headroom = rx_headroom();
         device_write_with(
-            dev.dma_dev(),
+            ctx.dev().dma_dev(),
             frag.dma_addr() + u64::from(headroom),
             len,
             |dst| match peek.get(..len) {
@@ -816,7 +828,7 @@ impl RxQueue {
                 None => wire.read(0, dst),
             },
         )?;
-        Ok(SkBuff::build(frag, headroom, len as u32)?)
+        Ok(SkBuff::build(ctx.bh_off(), frag, headroom, len as u32)?)
     }
 
     /// Appends frame bytes `from..from + len` (at most [`GRO_PACK_MAX`]) to
@@ -825,7 +837,7 @@ impl RxQueue {
     /// pages: the aggregate is charged for what it holds, not a whole buffer.
     fn packed_frag_from(
         &self,
-        dev: &NetDev,
+        ctx: &NapiCtx<'_>,
         pool: &PagePool,
         wire: &Wire<'_>,
         skb: &mut SkBuff,
@@ -833,9 +845,13 @@ impl RxQueue {
         len: usize,
     ) -> Result<(), RxError> {
         let size = len.next_multiple_of(GRO_PACK_STRIDE);
-        let frag = pool.alloc_frag(size as u32).ok_or(RxError::NoBuffer)?;
+        let frag = pool
+            .alloc_frag(ctx.owner(), size as u32)
+            .ok_or(RxError::NoBuffer)?;
         let mut src = wire.reader(from)?;
-        device_write_with(dev.dma_dev(), frag.dma_addr(), len, |dst| src.read(dst))?;
+        device_write_with(ctx.dev().dma_dev(), frag.dma_addr(), len, |dst| {
+            src.read(dst)
+        })?;
         skb.add_host_frag(frag, len as u32)?;
         Ok(())
     }
@@ -846,7 +862,7 @@ impl RxQueue {
     /// reading the frame once, in order.
     fn frags_from(
         &self,
-        dev: &NetDev,
+        ctx: &NapiCtx<'_>,
         pool: &PagePool,
         wire: &Wire<'_>,
         skb: &mut SkBuff,
@@ -855,11 +871,11 @@ impl RxQueue {
     ) -> Result<(), RxError> {
         let mut off = from;
         let end = from + len;
-        let dma = dev.dma_dev();
+        let dma = ctx.dev().dma_dev();
         let page = kernel::page::PAGE_SIZE;
         let mut src = wire.reader(from)?;
         while off < end {
-            let buf = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
+            let buf = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
             let n = (end - off).min(buf.size());
             let base = buf.dma_addr();
             let mut at = 0;

@@ -41,13 +41,13 @@ impl RxQueue {
         let pool = &mem.header;
         let dma = ctx.dev().dma_dev();
         let mut src = wire.reader(0)?;
-        let head = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
+        let head = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
         let at = head.dma_addr() + xdp_headroom() as u64;
         device_write_with(dma, at, first, |dst| src.read(dst))?;
         let mut buf = XdpFrame::new(pool, head, first)?;
         let mut left = rest;
         while left > 0 {
-            let page = pool.alloc_netmem().ok_or(RxError::NoBuffer)?;
+            let page = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
             let n = left.min(page.size());
             device_write_with(dma, page.dma_addr(), n, |dst| src.read(dst))?;
             buf.push_frag(page, n)?;
@@ -55,10 +55,9 @@ impl RxQueue {
         }
         let (hash, l4) = frame.hash();
         match buf.run(prog, &mem.xdp_rxq, hash, l4) {
-            XdpVerdict::Pass(mut skb) => {
+            XdpVerdict::Pass(skb) => {
                 self.stats.linear.add(1);
-                skb.rx_finish(ctx.dev(), self.index as u16, hash, l4);
-                ctx.gro_receive(skb);
+                self.deliver(ctx, skb, hash, l4);
             }
             XdpVerdict::Tx(skb) => {
                 let bytes = skb.len() as u64;

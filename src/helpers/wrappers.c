@@ -506,8 +506,23 @@ void dmn_consume_skb_any(struct sk_buff *skb)
 /* Bytes a buffer needs to hold @data_len bytes after headroom as an skb head. */
 unsigned int dmn_skb_build_size(unsigned int data_len)
 {
-	return SKB_DATA_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + data_len) +
-	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	return SKB_DATA_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + data_len) + dmn_skb_shinfo_room();
+}
+
+void dmn_local_bh_disable(void)
+{
+	local_bh_disable();
+}
+
+void dmn_local_bh_enable(void)
+{
+	local_bh_enable();
+}
+
+/* What napi_build_skb() keeps at the end of a buffer for skb_shared_info. */
+unsigned int dmn_skb_shinfo_room(void)
+{
+	return SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
 /* Rings. */
