@@ -14,11 +14,14 @@ rc=0
 # KUnit runs the module's suites on every load; once per boot is enough (the
 # scripts load it ~40 times): run them on a first load, then filter them out
 # of later ones (kunit.filter_glob is writable at runtime on 6.12 and 7.2).
-if modprobe devmemnic; then
-	rmmod devmemnic || rc=1
-else
-	echo "TEST guest/first-load FAIL: modprobe devmemnic failed"
+if ! modprobe devmemnic; then
+	fail guest/first-load "modprobe devmemnic failed"
 	rc=1
+elif ! rmmod devmemnic; then
+	fail guest/first-load "rmmod after the first load failed"
+	rc=1
+else
+	pass guest/first-load
 fi
 [ -w /sys/module/kunit/parameters/filter_glob ] &&
 	echo "kunit-ran-on-first-load.none" >/sys/module/kunit/parameters/filter_glob
