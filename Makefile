@@ -3,6 +3,8 @@
 #
 #   make [KERNEL=6.12|7.2]   build devmemnic.ko for the cached test kernel
 #                            (build/<kernel>-test/module/devmemnic.ko) and the tools
+#   make module KERNEL=stock-7.3   devmemnic.ko for Debian's stock 7.3 (trixie-
+#                            backports), no kernel build (build/stock-7.3/module/)
 #   make KDIR=/path          the module against another built kernel tree
 #   make CLIPPY=1            the same, with clippy
 #   make bootstrap           install what is missing and build the cached kernel
@@ -36,8 +38,14 @@ all: module tools
 tools:
 	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer -p ncdevmem-rs
 
+# A stock kernel (KERNEL=stock-7.3) builds in a chroot of its suite, against
+# its headers with the Rust metadata rebuilt (scripts/stock-kernel).
 module:
+ifneq ($(filter stock-%,$(KERNEL)),)
+	@$(if $(CLIPPY),MODULE_VARIANT=clippy )scripts/stock-kernel module $(if $(CLIPPY),CLIPPY=1) >/dev/null
+else
 	@$(if $(CLIPPY),MODULE_VARIANT=clippy )scripts/build-module test $(if $(CLIPPY),CLIPPY=1) >/dev/null
+endif
 
 bootstrap:
 	scripts/bootstrap test

@@ -16,8 +16,8 @@ JOBS="${JOBS:-$(($(nproc) + 1))}"
 # (Debian's linux-source-7.2, pinned below and fetched by scripts/bootstrap).
 KERNEL="${KERNEL:-6.12}"
 case "$KERNEL" in
-6.12 | 7.2) ;;
-*) echo "KERNEL=$KERNEL: expected 6.12 or 7.2" >&2; exit 2 ;;
+6.12 | 7.2 | stock-7.3) ;;
+*) echo "KERNEL=$KERNEL: expected 6.12, 7.2 or stock-7.3" >&2; exit 2 ;;
 esac
 # linux-source-7.2 as listed in sid's signed index (main/binary-all/Packages.xz).
 LINUX72_VERSION=7.2.13-1
@@ -25,6 +25,31 @@ LINUX72_SHA256=30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
 LINUX72_FILE=pool/main/l/linux/linux-source-7.2_7.2.13-1_all.deb
 LINUX72_SUITES="sid trixie-backports"
 DEBIAN_MIRROR=http://deb.debian.org/debian
+
+# Debian's stock kernels (not rebuilt; scripts/stock-kernel): one pinned
+# version each, its packages' SHA256 as the suite's signed index lists them,
+# and the suite whose toolchain built it (gcc, rustc and bindgen of the
+# version its config names). Sets STOCK_*; fails for a self-built kernel.
+stock_pins() {
+	case "$KERNEL" in
+	stock-7.3)
+		STOCK_SUITE=trixie-backports
+		STOCK_ROOT_SUITE=trixie
+		STOCK_SERIES=7.3
+		STOCK_VERSION=7.3.4-1~bpo13+1
+		STOCK_ABI=7.3.4+deb13-amd64
+		STOCK_HEADERS_FILE=pool/main/l/linux/linux-headers-7.3.4+deb13-amd64_7.3.4-1~bpo13+1_amd64.deb
+		STOCK_HEADERS_SHA256=1c43249a7b98aee4af60f2b822ddb04a9e96c1c9e8b013e5f74d3d9faf318699
+		STOCK_SOURCE_FILE=pool/main/l/linux/linux-source-7.3_7.3.4-1~bpo13+1_all.deb
+		STOCK_SOURCE_SHA256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
+		# openssl: Kconfig asks it which signing keys it supports;
+		# python3: resolve_btfids' libbpf build.
+		STOCK_ROOT_PACKAGES="rustc rust-src bindgen libclang-dev gcc-14 make bc flex bison
+			libelf-dev libssl-dev dwarves kmod xz-utils openssl python3 rustfmt rust-clippy"
+		;;
+	*) return 1 ;;
+	esac
+}
 
 # Kernel config fragments that make up each kernel flavour, in merge order
 # (for $KERNEL: 7.2 adds its own fragment last).
@@ -76,6 +101,9 @@ linux_source_version() {
 # The cache key of a kernel flavour: hash of everything that changes its build.
 kernel_key() {
 	local flavour="$1" f
+	case "$KERNEL" in
+	stock-*) die "KERNEL=$KERNEL is Debian's own kernel, not built here: so far only 'make module' takes it" ;;
+	esac
 	{
 		echo "recipe 3"
 		# (6.12's key input is unchanged from before 7.2 existed.)

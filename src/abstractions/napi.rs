@@ -338,9 +338,11 @@ impl<S> Napi<S> {
     /// Schedules a poll if the context is enabled; returns whether this call
     /// scheduled it (not: disabled, or already scheduled).
     pub(crate) fn schedule(&self) -> bool {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return false;
+        }
         // SAFETY: the NAPI is added; scheduling a disabled one is a no-op.
-        self.enabled.load(Ordering::Relaxed)
-            && unsafe { bindings::dmn_napi_schedule(self.raw.get()) }
+        unsafe { bindings::dmn_napi_schedule(self.raw.get()) }
     }
 
     /// Runs `f` on the state with polling stopped, then resumes (and reschedules) it.
@@ -354,8 +356,9 @@ impl<S> Napi<S> {
         }
         // SAFETY: polling is disabled or was never enabled and `ctl` is held, so
         // nothing else touches the state (type invariant).
+        let state = unsafe { &mut *self.state.get() };
         let r = f(
-            unsafe { &mut *self.state.get() },
+            state,
             &NapiOff {
                 raw: self.raw.get(),
             },

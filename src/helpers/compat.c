@@ -37,6 +37,7 @@
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
 #include <net/xdp.h>
+#include <kunit/test.h>
 #ifdef DMN_OPS_LOCK
 #include <net/netdev_lock.h>
 #endif
@@ -292,6 +293,18 @@ void dmn_skb_take_xdp_frags(struct sk_buff *skb, const struct xdp_buff *xdp, u8 
 				   xdp_buff_is_frag_pfmemalloc(xdp));
 #endif
 }
+
+/*
+ * A KUnit case's failure with a Rust-formatted message. Only where the
+ * kernel has KUnit built in (Debian's stock kernels do not), as the Rust
+ * suites that call it.
+ */
+#if IS_BUILTIN(CONFIG_KUNIT)
+void dmn_kunit_fail(struct kunit *test, const void *fmt_args)
+{
+	KUNIT_FAIL(test, "%pA", fmt_args);
+}
+#endif
 
 /*
  * What this build does beyond devmem RX, by the probes above, in the names

@@ -27,14 +27,8 @@
 #include <linux/moduleparam.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
-#include <kunit/test.h>
 
 #include "devmemnic_helpers.h"
-
-void dmn_kunit_fail(struct kunit *test, const void *fmt_args)
-{
-	KUNIT_FAIL(test, "%pA", fmt_args);
-}
 
 void dmn_msleep(unsigned int ms)
 {
