@@ -4,7 +4,8 @@
 #   make [KERNEL=6.12|7.2]   build devmemnic.ko for the cached test kernel
 #                            (build/<kernel>-test/module/devmemnic.ko) and the tools
 #   make module KERNEL=stock-7.3   devmemnic.ko for Debian's stock 7.3 (trixie-
-#                            backports), no kernel build (build/stock-7.3/module/)
+#                            backports), no kernel build (build/stock-7.3-test/module/);
+#                            make demo and make vm-run take KERNEL=stock-7.3 too
 #   make KDIR=/path          the module against another built kernel tree
 #   make CLIPPY=1            the same, with clippy
 #   make bootstrap           install what is missing and build the cached kernel
@@ -70,9 +71,10 @@ bench:
 # Builds what the guest needs first (kernel, module, tools).
 vm-run:
 	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=file [FILES=\"a b ...\"] [KERNEL=6.12|7.2]"; exit 2; }
-	@$(if $(KDIR),,scripts/bootstrap test)
+	@$(if $(KDIR)$(filter stock-%,$(KERNEL)),,scripts/bootstrap test)
 	@$(MAKE) --no-print-directory tools
-	ko=$$(scripts/build-module test) && VM_KO=$$ko scripts/vm-run "$(SCRIPT)" $(FILES)
+	ko=$$($(if $(filter stock-%,$(KERNEL)),scripts/stock-kernel module,scripts/build-module test)) && \
+		VM_KO=$$ko scripts/vm-run "$(SCRIPT)" $(FILES)
 
 fmt:
 	rustfmt --edition 2021 --config-path $(RUSTFMT_TOML) $(RUST_SRCS)

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What differs between the kernels devmemnic builds against (6.12 LTS and
- * 7.2), behind one API. Kbuild probes the tree being built and defines:
+ * What differs between the kernels devmemnic builds against (6.12 LTS, 7.2,
+ * Debian's stock 7.3), behind one API. Kbuild probes the tree being built
+ * and defines:
  *
  *   DMN_OPS_LOCK          devices with queue_mgmt_ops are "ops locked": their
  *                         NDOs, ethtool and queue ops run under dev->lock,
  *                         and napi_{enable,disable}() take that lock (7.2)
  *   DMN_CORE_HDS          the core owns tcp-data-split (dev->cfg->hds_config)
+ *   DMN_QUEUE_QCFG        queue ops take a struct netdev_queue_config (the
+ *                         RX buffer size, 7.2)
+ *   DMN_HDS_THRESH        ethtool rings carry an HDS threshold (7.2)
  *   DMN_RESTART_EXPORTED  netdev_rx_queue_restart() is exported (namespace
  *                         NETDEV_INTERNAL); 6.12 keeps it private, so a copy
  *                         of its sequence lives here
