@@ -4,8 +4,9 @@
 #   make [KERNEL=6.12|7.2]   build devmemnic.ko for the cached test kernel
 #                            (build/<kernel>-test/module/devmemnic.ko) and the tools
 #   make module KERNEL=stock-7.3   devmemnic.ko for Debian's stock 7.3 (trixie-
-#                            backports), no kernel build (build/stock-7.3-test/module/);
-#                            make demo and make vm-run take KERNEL=stock-7.3 too
+#                            backports) or stock-7.2 (sid), no kernel build
+#                            (build/stock-7.x-test/module/); every target below
+#                            takes KERNEL=stock-7.2|stock-7.3 too
 #   make KDIR=/path          the module against another built kernel tree
 #   make CLIPPY=1            the same, with clippy
 #   make bootstrap           install what is missing and build the cached kernel
@@ -15,6 +16,9 @@
 #   make selftests           upstream's driver selftests, unmodified, on devmemnic [KERNEL=...]
 #   make bench               perf kernel, devmem vs copy/discard/veth receive (build/bench/)
 #   make vm-run SCRIPT=file [FILES="a b"]   run a script as root in the guest
+#   make deb                 the DKMS package (build/deb/devmemnic-dkms_<version>_all.deb)
+#   make dkms-test KERNEL=stock-7.3   install that package as a user would, in a
+#                            throwaway copy of the suite's chroot, and boot its module
 #   make fmt                 rustfmt the module's sources
 
 KERNEL ?= 6.12
@@ -31,7 +35,7 @@ RUSTFMT_TOML = $(or $(KDIR),$(shell scripts/kdir test))/source/.rustfmt.toml
 TOOLS_TARGET := x86_64-unknown-linux-gnu
 TOOLS_BIN := tools/target/$(TOOLS_TARGET)/release
 
-.PHONY: all module tools bootstrap check stress selftests demo bench vm-run fmt fmt-check clean
+.PHONY: all module tools bootstrap check stress selftests demo bench vm-run deb dkms-test fmt fmt-check clean
 
 all: module tools
 
@@ -39,7 +43,7 @@ all: module tools
 tools:
 	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer -p ncdevmem-rs
 
-# A stock kernel (KERNEL=stock-7.3) builds in a chroot of its suite, against
+# A stock kernel (KERNEL=stock-7.x) builds in a chroot of its suite, against
 # its headers with the Rust metadata rebuilt (scripts/stock-kernel).
 module:
 ifneq ($(filter stock-%,$(KERNEL)),)
@@ -68,9 +72,15 @@ demo:
 bench:
 	scripts/bench
 
+deb:
+	@scripts/dkms-deb
+
+dkms-test:
+	scripts/dkms-test
+
 # Builds what the guest needs first (kernel, module, tools).
 vm-run:
-	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=file [FILES=\"a b ...\"] [KERNEL=6.12|7.2]"; exit 2; }
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=file [FILES=\"a b ...\"] [KERNEL=6.12|7.2|stock-7.2|stock-7.3]"; exit 2; }
 	@$(if $(KDIR)$(filter stock-%,$(KERNEL)),,scripts/bootstrap test)
 	@$(MAKE) --no-print-directory tools
 	ko=$$($(if $(filter stock-%,$(KERNEL)),scripts/stock-kernel module,scripts/build-module test)) && \

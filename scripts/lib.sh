@@ -13,11 +13,12 @@ export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
 JOBS="${JOBS:-$(($(nproc) + 1))}"
 
 # The kernel under test: 6.12 (Debian 12's linux-source-6.12, LTS) or 7.2
-# (Debian's linux-source-7.2, pinned below and fetched by scripts/bootstrap).
+# (Debian's linux-source-7.2, pinned below and fetched by scripts/bootstrap),
+# built here; or stock-7.2 / stock-7.3, Debian's own (stock_pins).
 KERNEL="${KERNEL:-6.12}"
 case "$KERNEL" in
-6.12 | 7.2 | stock-7.3) ;;
-*) echo "KERNEL=$KERNEL: expected 6.12, 7.2 or stock-7.3" >&2; exit 2 ;;
+6.12 | 7.2 | stock-7.2 | stock-7.3) ;;
+*) echo "KERNEL=$KERNEL: expected 6.12, 7.2, stock-7.2 or stock-7.3" >&2; exit 2 ;;
 esac
 # linux-source-7.2 as listed in sid's signed index (main/binary-all/Packages.xz).
 LINUX72_VERSION=7.2.13-1
@@ -32,6 +33,28 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 # version its config names). Sets STOCK_*; fails for a self-built kernel.
 stock_pins() {
 	case "$KERNEL" in
+	stock-7.2)
+		STOCK_SUITE=sid
+		STOCK_ROOT_SUITE=sid
+		STOCK_SERIES=7.2
+		STOCK_VERSION=7.2.13-1
+		STOCK_ABI=7.2.13+deb14-amd64
+		STOCK_HEADERS_FILE=pool/main/l/linux/linux-headers-7.2.13+deb14-amd64_7.2.13-1_amd64.deb
+		STOCK_HEADERS_SHA256=ca62a68d18f87235d0c32b1a3e129f9cb7859ac5e6a0c95574081f02faed8573
+		STOCK_SOURCE_FILE=$LINUX72_FILE
+		STOCK_SOURCE_SHA256=$LINUX72_SHA256
+		STOCK_BINARY_FILE=pool/main/l/linux-signed-amd64/linux-binary-7.2.13+deb14-amd64_7.2.13-1_amd64.deb
+		STOCK_BINARY_SHA256=fb8cd0ade4ef82d9dde1dcf183d4bf4033db1b549b0acc9973855ad9cc48c4f5
+		STOCK_BASE_FILE=pool/main/l/linux/linux-base-7.2.13+deb14-amd64_7.2.13-1_amd64.deb
+		STOCK_BASE_SHA256=2b2d3c6e224358c60974d0bc87461da99a85733eb1fec035b5167582c3bede2b
+		STOCK_MODULES_FILE=pool/main/l/linux/linux-modules-7.2.13+deb14-amd64_7.2.13-1_amd64.deb
+		STOCK_MODULES_SHA256=a37a3d200915c4cf524e90c81bbb2a8b683d292cd00873e89c23b2ef32b1bf11
+		# sid's toolchain of the day the pin was taken (gcc-16 16.2.0-4,
+		# rustc 1.97.1, bindgen 0.72.1): the compiler check says so when
+		# sid has moved on, and the pin must move with it.
+		STOCK_ROOT_PACKAGES="rustc rust-src bindgen libclang-dev gcc-16 make bc flex bison
+			libelf-dev libssl-dev dwarves kmod xz-utils openssl python3 rustfmt rust-clippy"
+		;;
 	stock-7.3)
 		STOCK_SUITE=trixie-backports
 		STOCK_ROOT_SUITE=trixie
@@ -86,7 +109,7 @@ declared_features() { # flavour (a stock kernel has one: stock)
 	case "$KERNEL" in
 	7.2) f+=" devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
 	# Debian's: no KUnit.
-	stock-7.3) f="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
+	stock-7.2 | stock-7.3) f="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
 	esac
 	[ "$1" = test ] && f+=" kmemleak"
 	echo "$f"
@@ -114,7 +137,7 @@ linux_source_version() {
 kernel_key() {
 	local flavour="$1" f
 	case "$KERNEL" in
-	stock-*) die "KERNEL=$KERNEL is Debian's own kernel, not built here: so far 'make module', 'make demo' and 'make vm-run' take it" ;;
+	stock-*) die "KERNEL=$KERNEL is Debian's own kernel, prepared (scripts/stock-kernel), not built: what needs a kernel built here (make stress, the debug lane's sanitizers) needs KERNEL=6.12 or 7.2" ;;
 	esac
 	{
 		echo "recipe 3"
@@ -134,6 +157,26 @@ kernel_key() {
 
 kernel_src() { echo "$CACHE/linux-$(linux_source_version)"; }
 kernel_out() { echo "$CACHE/kernel-$1-$(kernel_key "$1")"; }
+
+# The tree a flavour of $KERNEL boots and modules build against: a self-built
+# kernel's cached build, or a stock kernel's prepared tree (its one flavour;
+# prepared on first use: scripts/stock-kernel).
+kernel_tree() {
+	if stock_pins; then
+		"$REPO/scripts/stock-kernel" kdir
+	else
+		kernel_out "$1"
+	fi
+}
+# devmemnic.ko for that tree (prints its path; the build log to stderr).
+build_module_for() { # flavour [make args]
+	if stock_pins; then
+		shift
+		"$REPO/scripts/stock-kernel" module "$@"
+	else
+		"$REPO/scripts/build-module" "$@"
+	fi
+}
 
 # Runs a long command with its output in a log file, printing a heartbeat.
 run_logged() {
@@ -168,6 +211,15 @@ module_dir() {
 	else
 		echo "$REPO/build/$KERNEL-$1$v/module"
 	fi
+}
+
+# Copies the module's sources (Kbuild, src/, include/) into build directory
+# $1, leaving its build products (--delete drops only stale sources).
+sync_module_sources() { # dest
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude='.*.d' --exclude='Module.symvers' --exclude='modules.order' \
+		--exclude='bindings_generated.rs' --exclude='*.rmeta' \
+		"$REPO/Kbuild" "$REPO/src" "$REPO/include" "$1/"
 }
 
 # This machine's TSC rate in kHz (scripts/host-tsc-khz.c, built once into

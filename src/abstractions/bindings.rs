@@ -28,6 +28,10 @@
     clippy::ptr_cast_constness,
     clippy::ref_as_ptr
 )]
+// bindgen 0.72's bitfield accessors transmute a `u8` into a `u8`, which rustc
+// 1.88 and later warn about (as `rust/bindings/lib.rs` allows it).
+#![cfg_attr(not(CONFIG_RUSTC_HAS_UNNECESSARY_TRANSMUTES), allow(unknown_lints))]
+#![allow(unnecessary_transmutes)]
 
 use kernel::ffi;
 
