@@ -13,7 +13,8 @@
 #   make check               every test, both kernels; ends with "N passed, N failed"
 #   make stress              the long hardening loops in full [KERNEL=...]
 #   make demo                bootstrap, build, boot QEMU, load the module, show what it made
-#   make selftests           upstream's driver selftests, unmodified, on devmemnic [KERNEL=...]
+#   make selftests           upstream's driver selftests, unmodified, on devmemnic
+#                            (6.12, stock-7.2, stock-7.3 unless KERNEL=... names one)
 #   make bench               perf kernel, devmem vs copy/discard/veth receive (build/bench/)
 #   make vm-run SCRIPT=file [FILES="a b"]   run a script as root in the guest
 #   make deb                 the DKMS package (build/deb/devmemnic-dkms_<version>_all.deb)
@@ -62,9 +63,9 @@ check:
 stress:
 	STRESS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 7.2)" scripts/stress
 
-# Both kernels unless KERNEL was given.
+# The kernels of make check's selftests lanes unless KERNEL was given.
 selftests:
-	SELFTESTS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 7.2)" scripts/selftests
+	SELFTESTS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 stock-7.2 stock-7.3)" scripts/selftests
 
 demo:
 	scripts/demo
