@@ -31,6 +31,13 @@ DEBIAN_MIRROR=http://deb.debian.org/debian
 # version each, its packages' SHA256 as the suite's signed index lists them,
 # and the suite whose toolchain built it (gcc, rustc and bindgen of the
 # version its config names). Sets STOCK_*; fails for a self-built kernel.
+# What a stock kernel's chroot installs: the suite's rustc, bindgen and the
+# gcc $1 its config names, and what the kernel build needs (openssl: Kconfig
+# asks it which signing keys it supports; python3: resolve_btfids' libbpf
+# build).
+stock_root_packages() { # gcc package
+	echo "rustc rust-src bindgen libclang-dev $1 make bc flex bison libelf-dev libssl-dev dwarves kmod xz-utils openssl python3 rustfmt rust-clippy"
+}
 stock_pins() {
 	case "$KERNEL" in
 	stock-7.2)
@@ -52,8 +59,7 @@ stock_pins() {
 		# sid's toolchain of the day the pin was taken (gcc-16 16.2.0-4,
 		# rustc 1.97.1, bindgen 0.72.1): the compiler check says so when
 		# sid has moved on, and the pin must move with it.
-		STOCK_ROOT_PACKAGES="rustc rust-src bindgen libclang-dev gcc-16 make bc flex bison
-			libelf-dev libssl-dev dwarves kmod xz-utils openssl python3 rustfmt rust-clippy"
+		STOCK_ROOT_PACKAGES=$(stock_root_packages gcc-16)
 		;;
 	stock-7.3)
 		STOCK_SUITE=trixie-backports
@@ -73,10 +79,7 @@ stock_pins() {
 		STOCK_BASE_SHA256=5663505495b5c90be94af42105c7b28629802516779102dac48d5a00cc00fccf
 		STOCK_MODULES_FILE=pool/main/l/linux/linux-modules-7.3.4+deb13-amd64_7.3.4-1~bpo13+1_amd64.deb
 		STOCK_MODULES_SHA256=b3ea01922c9f133767a83cf6891c19b3693858ded617bf22d1e34f95382c08ea
-		# openssl: Kconfig asks it which signing keys it supports;
-		# python3: resolve_btfids' libbpf build.
-		STOCK_ROOT_PACKAGES="rustc rust-src bindgen libclang-dev gcc-14 make bc flex bison
-			libelf-dev libssl-dev dwarves kmod xz-utils openssl python3 rustfmt rust-clippy"
+		STOCK_ROOT_PACKAGES=$(stock_root_packages gcc-14)
 		;;
 	*) return 1 ;;
 	esac
