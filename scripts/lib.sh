@@ -12,19 +12,44 @@ LLVM_BIN=/usr/lib/llvm-19/bin
 export PATH="$LLVM_BIN:$HOME/.cargo/bin:$PATH"
 JOBS="${JOBS:-$(($(nproc) + 1))}"
 
-# The kernel under test: 6.12 (Debian 12's linux-source-6.12, LTS) or 7.2
-# (Debian's linux-source-7.2, pinned below and fetched by scripts/bootstrap),
-# built here; or stock-7.2 / stock-7.3, Debian's own (stock_pins).
+# The kernel under test: 6.12 (Debian 12's linux-source-6.12, LTS), 7.2 or
+# 7.3 (Debian's linux-source-7.2 and -7.3, pinned below and fetched by
+# scripts/bootstrap), built here; or stock-7.2 / stock-7.3, Debian's own
+# (stock_pins).
 KERNEL="${KERNEL:-6.12}"
 case "$KERNEL" in
-6.12 | 7.2 | stock-7.2 | stock-7.3) ;;
-*) echo "KERNEL=$KERNEL: expected 6.12, 7.2, stock-7.2 or stock-7.3" >&2; exit 2 ;;
+6.12 | 7.2 | 7.3 | stock-7.2 | stock-7.3) ;;
+*) echo "KERNEL=$KERNEL: expected 6.12, 7.2, 7.3, stock-7.2 or stock-7.3" >&2; exit 2 ;;
 esac
 # linux-source-7.2 as listed in sid's signed index (main/binary-all/Packages.xz).
 LINUX72_VERSION=7.2.13-1
 LINUX72_SHA256=30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
 LINUX72_FILE=pool/main/l/linux/linux-source-7.2_7.2.13-1_all.deb
 LINUX72_SUITES="sid trixie-backports"
+# linux-source-7.3 as listed in trixie-backports' signed index: the source
+# of the stock 7.3 kernel too.
+LINUX73_VERSION=7.3.4-1~bpo13+1
+LINUX73_SHA256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
+LINUX73_FILE=pool/main/l/linux/linux-source-7.3_7.3.4-1~bpo13+1_all.deb
+LINUX73_SUITES="trixie-backports"
+# The pinned linux-source package of a self-built 7.x kernel: sets
+# SOURCE_SERIES, SOURCE_VERSION, SOURCE_SHA256, SOURCE_FILE and
+# SOURCE_SUITES; fails for 6.12 (Debian 12's installed package) and the
+# stock kernels.
+source_pin() {
+	case "$KERNEL" in
+	7.2) SOURCE_SERIES=7.2 SOURCE_VERSION=$LINUX72_VERSION SOURCE_SHA256=$LINUX72_SHA256
+		SOURCE_FILE=$LINUX72_FILE SOURCE_SUITES=$LINUX72_SUITES ;;
+	7.3) SOURCE_SERIES=7.3 SOURCE_VERSION=$LINUX73_VERSION SOURCE_SHA256=$LINUX73_SHA256
+		SOURCE_FILE=$LINUX73_FILE SOURCE_SUITES=$LINUX73_SUITES ;;
+	*) return 1 ;;
+	esac
+}
+# True for the kernels that have 7.2's devmem features (devmem TX, zcrx,
+# leasing, the HDS threshold), self-built or stock.
+kernel_is_7x() {
+	case "$KERNEL" in 7.2 | 7.3 | stock-7.2 | stock-7.3) return 0 ;; *) return 1 ;; esac
+}
 DEBIAN_MIRROR=http://deb.debian.org/debian
 
 # Debian's stock kernels (not rebuilt; scripts/stock-kernel): one pinned
@@ -69,8 +94,8 @@ stock_pins() {
 		STOCK_ABI=7.3.4+deb13-amd64
 		STOCK_HEADERS_FILE=pool/main/l/linux/linux-headers-7.3.4+deb13-amd64_7.3.4-1~bpo13+1_amd64.deb
 		STOCK_HEADERS_SHA256=1c43249a7b98aee4af60f2b822ddb04a9e96c1c9e8b013e5f74d3d9faf318699
-		STOCK_SOURCE_FILE=pool/main/l/linux/linux-source-7.3_7.3.4-1~bpo13+1_all.deb
-		STOCK_SOURCE_SHA256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
+		STOCK_SOURCE_FILE=$LINUX73_FILE
+		STOCK_SOURCE_SHA256=$LINUX73_SHA256
 		# What a guest boots: the kernel (signed vmlinuz) and its
 		# System.map, config and list of built-in modules.
 		STOCK_BINARY_FILE=pool/main/l/linux-signed-amd64/linux-binary-7.3.4+deb13-amd64_7.3.4-1~bpo13+1_amd64.deb
@@ -86,10 +111,10 @@ stock_pins() {
 }
 
 # Kernel config fragments that make up each kernel flavour, in merge order
-# (for $KERNEL: 7.2 adds its own fragment last).
+# (7.2 and 7.3 add the 7.2 fragments, for what 7.2 brought, last).
 kernel_fragments() {
 	local extra="" test_extra=""
-	if [ "$KERNEL" = 7.2 ]; then
+	if kernel_is_7x; then
 		extra=" $REPO/tests/kconfig/kernel-7.2.config"
 		test_extra=" $REPO/tests/kconfig/selftests-7.2.config"
 	fi
@@ -97,7 +122,7 @@ kernel_fragments() {
 	test) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/debug.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
 	perf) echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/perf.config$extra" ;;
 	ksft)
-		[ "$KERNEL" = 7.2 ] && test_extra="$test_extra $REPO/tests/kconfig/ksft-7.2.config"
+		kernel_is_7x && test_extra="$test_extra $REPO/tests/kconfig/ksft-7.2.config"
 		echo "$REPO/tests/kconfig/base.config $REPO/tests/kconfig/ksft.config $REPO/tests/kconfig/selftests.config$extra$test_extra" ;;
 	*) echo "unknown kernel flavour '$1'" >&2; return 1 ;;
 	esac
@@ -111,8 +136,10 @@ declared_features() { # flavour (a stock kernel has one: stock)
 	local f="kunit"
 	case "$KERNEL" in
 	7.2) f+=" devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
+	7.3) f+=" devmem-tx hds-thresh rx-buf-len zcrx lease napi-config bind-rx-page-size zcrx-areas" ;;
 	# Debian's: no KUnit.
-	stock-7.2 | stock-7.3) f="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
+	stock-7.2) f="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
+	stock-7.3) f="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config bind-rx-page-size zcrx-areas" ;;
 	esac
 	[ "$1" = test ] && f+=" kmemleak"
 	echo "$f"
@@ -126,10 +153,10 @@ say() { printf '[%4ds] %s\n' $(($(date +%s) - START_TS)) "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
 # Version of the kernel source: Debian's installed linux-source-6.12 (empty
-# when not installed), or the pinned linux-source-7.2.
+# when not installed), or the pinned linux-source-7.x.
 linux_source_version() {
-	if [ "$KERNEL" = 7.2 ]; then
-		echo "$LINUX72_VERSION"
+	if source_pin; then
+		echo "$SOURCE_VERSION"
 		return
 	fi
 	dpkg-query -W -f='${Status} ${Version}\n' linux-source-6.12 2>/dev/null |
@@ -140,7 +167,7 @@ linux_source_version() {
 kernel_key() {
 	local flavour="$1" f
 	case "$KERNEL" in
-	stock-*) die "KERNEL=$KERNEL is Debian's own kernel, prepared (scripts/stock-kernel), not built: what needs a kernel built here (make stress, the debug lane's sanitizers) needs KERNEL=6.12 or 7.2" ;;
+	stock-*) die "KERNEL=$KERNEL is Debian's own kernel, prepared (scripts/stock-kernel), not built: what needs a kernel built here (make stress, the debug lane's sanitizers) needs KERNEL=6.12, 7.2 or 7.3" ;;
 	esac
 	{
 		echo "recipe 3"

@@ -283,7 +283,88 @@ upstream_hds_sweep() {
 	[ "$(rx_sum dmnic1 below_hds_thresh peer)" = "$below0" ] || { echo "frames were left whole"; return 1; }
 }
 
+# Linux 7.3's large devmem RX buffers: bind-rx's rx-page-size (what
+# devmem.py check_rx_large_niov asks for, 16 KiB), the dma-buf on 2 MiB huge
+# pages as upstream's -b makes it. Frames arrive as the sender's TSO made them
+# (the pair carries them whole), so with buffers of 16 KiB a frag can exceed a
+# page; it never exceeds a buffer.
+HUGE_PAGES_FOR_DEVMEM=40
+reserve_huge_pages() {
+	echo $HUGE_PAGES_FOR_DEVMEM >/proc/sys/vm/nr_hugepages
+	[ "$(cat /proc/sys/vm/nr_hugepages)" -ge $HUGE_PAGES_FOR_DEVMEM ] ||
+		{ echo "only $(cat /proc/sys/vm/nr_hugepages) of $HUGE_PAGES_FOR_DEVMEM huge pages"; return 1; }
+}
+release_huge_pages() { echo 0 >/proc/sys/vm/nr_hugepages; }
+
+# Upstream's 7.3 ncdevmem unmodified, -b 16384: every byte validated, the
+# payload in the dma-buf, frags larger than a page and none larger than 16 KiB.
+upstream_ncdevmem_large_buffers() {
+	setup_pair || return 1
+	reserve_huge_pages || return 1
+	local bytes=$(($(tier 16 128) * MIB)) dm0 dm largest
+	dm0=$(rx_sum dmnic1 devmem_packets peer)
+	ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5250 -v 7 -f dmnic1 -b 16384 \
+		>/tmp/ul.out 2>/tmp/ul.err &
+	local spid=$!
+	wait_listen 5250 || { tail -5 /tmp/ul.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p 5250 -v 7 --bytes $bytes >/tmp/ul.client || return 1
+	upstream_server_ok $spid /tmp/ul.err $bytes || return 1
+	dm=$(($(rx_sum dmnic1 devmem_packets peer) - dm0))
+	largest=$(sed -n 's/^received frag.* frag_size=\([0-9]*\),.*/\1/p' /tmp/ul.err | sort -n | tail -1)
+	echo "info: $dm frames into the dma-buf, largest frag $largest bytes"
+	[ "$dm" -gt 0 ] || { echo "payload did not go to the dma-buf"; return 1; }
+	[ "${largest:-0}" -gt 4096 ] && [ "$largest" -le 16384 ] || { echo "largest frag ${largest:-none}: not 16 KiB buffers"; return 1; }
+	release_huge_pages
+}
+
+# ncdevmem-rs -b 16384 (its own summary: validated, every token returned).
+rs_large_buffers() {
+	setup_pair || return 1
+	reserve_huge_pages || return 1
+	local bytes=$(($(tier 32 128) * MIB)) largest
+	rs_server 5251 /tmp/rl.out -c 10.9.0.1 -v 7 -b 16384
+	wait_listen 5251 || { tail -3 /tmp/rl.out.err; return 1; }
+	grep -q "(16384-byte buffers)" /tmp/rl.out.err || { echo "not bound with 16 KiB buffers: $(cat /tmp/rl.out.err)"; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p 5251 -v 7 --bytes $bytes >/tmp/rl.client || return 1
+	wait $RS_PID || { tail -3 /tmp/rl.out.err; return 1; }
+	check_rs_summary /tmp/rl.out $bytes || return 1
+	largest=$(summary_field /tmp/rl.out largest_frag)
+	[ "$largest" -gt 4096 ] && [ "$largest" -le 16384 ] || { echo "largest frag $largest: not 16 KiB buffers"; return 1; }
+	release_huge_pages
+}
+
+# Buffer sizes bind-rx must refuse, each with its reason, the NIC restored
+# after each and nothing left bound: not a power of two (the core's check),
+# below a page (the attribute's policy), above what a queue takes (64 KiB:
+# the driver's ndo_validate_qcfg).
+rx_page_size_refused() {
+	setup_pair || return 1
+	reserve_huge_pages || return 1
+	local size want before
+	before=$(nic_snapshot)
+	for size in 12288 2048 131072; do
+		case $size in
+		12288) want="rx-page-size must be a power of 2" ;;
+		2048) want="integer out of range" ;;
+		131072) want="RX buffer size not supported by this queue" ;;
+		esac
+		if ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -p 5252 -f dmnic1 -b $size --size $((4 * MIB)) \
+			>/tmp/rr.out 2>/tmp/rr.err; then
+			echo "-b $size was accepted"
+			return 1
+		fi
+		grep -q "with $size-byte buffers failed: .*$want" /tmp/rr.err || { echo "-b $size: $(tail -2 /tmp/rr.err)"; return 1; }
+		echo "info: -b $size: $(grep -o 'failed: .*' /tmp/rr.err)"
+		[ "$(nic_snapshot)" = "$before" ] || { echo "NIC not restored after -b $size:"; nic_diff "$before"; return 1; }
+	done
+	release_huge_pages
+	unload_clean || return 1
+}
+
 run_test devmem/upstream-ncdevmem upstream_ncdevmem
+run_test devmem/upstream-ncdevmem-16k-buffers upstream_ncdevmem_large_buffers
+run_test devmem/ncdevmem-rs-16k-buffers rs_large_buffers
+run_test devmem/rx-page-size-refused rx_page_size_refused
 run_test devmem/upstream-hds-sweep upstream_hds_sweep
 run_test devmem/ncdevmem-gro-hw ncdevmem_gro
 run_test devmem/ncdevmem-rs-udmabuf rs_provider udmabuf

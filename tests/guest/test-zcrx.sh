@@ -126,6 +126,32 @@ rs_zcrx() { # rx-buf-len
 	unload_clean || return 1
 }
 
+# Linux 7.3's ZCRX_CTRL_ADD_AREA: ncdevmem-rs registers one dma-buf as the
+# queue's area and adds three more (--zcrx-areas 4, 1 MiB each: 256 buffers,
+# fewer than the 512-entry ring takes, so the page pool must take from
+# later areas). 16 MiB validated in the area each chunk names; chunks came
+# from at least two areas, each refilled into its own.
+rs_zcrx_areas() {
+	local port=5545 bytes=$((16 * 1024 * 1024)) areas used
+	setup_pair || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on rx 512 || return 1
+	ip netns exec peer ncdevmem-rs -l --zcrx --zcrx-areas 4 -s 10.9.0.2 -c 10.9.0.1 -p $port \
+		-f dmnic1 -t 15 -q 1 -v 7 --size $((4 * 1024 * 1024)) >/tmp/za.out 2>/tmp/za.err &
+	local spid=$!
+	wait_listen $port || { cat /tmp/za.err; return 1; }
+	grep -q "^io_uring zcrx: 4 dma-buf area(s) of 1048576 bytes" /tmp/za.err || { cat /tmp/za.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/za.cli || { cat /tmp/za.cli; return 1; }
+	wait $spid || { tail -3 /tmp/za.err; return 1; }
+	echo "info: $(cat /tmp/za.out)"
+	[ "$(summary_field /tmp/za.out bytes)" = $bytes ] || { echo "received $(summary_field /tmp/za.out bytes) bytes"; return 1; }
+	[ "$(summary_field /tmp/za.out validation_errors)" = 0 ] || return 1
+	areas=$(sed -n 's/.* area_chunks=\([0-9,]*\) .*/\1/p' /tmp/za.out)
+	used=$(tr ',' '\n' <<<"$areas" | grep -cv '^0$')
+	[ "$used" -ge 2 ] || { echo "chunks per area $areas: the added areas took nothing"; return 1; }
+	[ "$(stat_of dmnic1 rx15_devmem_packets peer)" -gt 0 ] || { echo "nothing went into the areas"; return 1; }
+	unload_clean || return 1
+}
+
 # An area asking for 128 KiB buffers (more than a queue takes) is refused at
 # registration with a clear error; the NIC is restored and the module
 # unloads (no provider was left on the queue).
@@ -183,6 +209,7 @@ run_test zcrx/upstream-iou-zcrx-oneshot upstream_iou_zcrx 5501 "-o 4" "-l 4096 -
 run_test zcrx/upstream-iou-zcrx-large-chunks upstream_iou_zcrx 5502 "-x 2" "-l 12840"
 run_test zcrx/ncdevmem-rs-4k-buffers rs_zcrx 4096
 run_test zcrx/ncdevmem-rs-64k-buffers rs_zcrx 65536
+run_test zcrx/ncdevmem-rs-4-areas rs_zcrx_areas
 run_test zcrx/oversized-buffers-refused rs_zcrx_oversized
 run_test zcrx/rings-resized-under-traffic rs_zcrx_resizes
 run_test zcrx/receiver-killed-with-buffers-out zcrx_receiver_killed

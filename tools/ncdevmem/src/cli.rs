@@ -1,5 +1,5 @@
 //! The command line, parsed by clap: upstream ncdevmem's getopt flags
-//! (7.2's `Lls:c:p:v:q:t:f:z:n`, clusters and attached values as getopt
+//! (7.3's `Lls:c:p:v:q:t:f:z:nb:`, clusters and attached values as getopt
 //! takes them), their long spellings, and ncdevmem-rs's own options.
 //! `check` holds the rules between options that no single flag knows.
 
@@ -8,6 +8,9 @@ use crate::pattern::PatternEnd;
 use crate::tokens::MAX_RANGES;
 use clap::{error::ErrorKind, CommandFactory, Parser, ValueEnum};
 use std::net::IpAddr;
+
+/// The most areas one zcrx queue takes (io_uring/zcrx.c's ZCRX_MAX_AREAS).
+pub const MAX_ZCRX_AREAS: u32 = 1024;
 
 /// Where `--fail-nth` is armed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -130,6 +133,16 @@ pub struct Opts {
     /// --zcrx: NIC buffer size, a power of two (0: a page; Linux 7.2+).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub rx_buf_len: u32,
+    /// --zcrx: split the dma-buf size over N areas, each its own dma-buf:
+    /// the first registered with the queue, the others added to it
+    /// (ZCRX_CTRL_ADD_AREA, Linux 7.3+).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub zcrx_areas: u32,
+    /// Server: bind with N-byte RX buffers (bind-rx's rx-page-size, a power
+    /// of two; Linux 7.3+), the dma-buf backed by 2 MiB huge pages when N is
+    /// larger than a page (as upstream's -b).
+    #[arg(short = 'b', long, value_name = "N")]
+    pub rx_page_size: Option<u32>,
     /// Client (no -f): send from host memory with MSG_ZEROCOPY.
     #[arg(long)]
     pub zerocopy: bool,
@@ -193,6 +206,22 @@ fn check(o: &Opts) -> Result<(), String> {
     if o.rx_buf_len != 0 && !o.zcrx {
         return Err("--rx-buf-len goes with --zcrx".into());
     }
+    if o.zcrx_areas != 1 && !o.zcrx {
+        return Err("--zcrx-areas goes with --zcrx".into());
+    }
+    if o.zcrx_areas == 0 || o.zcrx_areas > MAX_ZCRX_AREAS {
+        return Err(format!("--zcrx-areas must be 1..{MAX_ZCRX_AREAS}"));
+    }
+    if o.zcrx && o.size / o.zcrx_areas as usize == 0 {
+        return Err("--size leaves no bytes for each zcrx area".into());
+    }
+    // (The buffer size itself is the kernel's to judge: its answer, extack
+    // included, is what a user of -b needs to see.)
+    if o.rx_page_size.is_some() && (!o.listen || o.zcrx) {
+        return Err(
+            "-b is a devmem server option (-l without --zcrx; --zcrx has --rx-buf-len)".into(),
+        );
+    }
     if (o.fail_nth.is_some() || o.abuse_tokens) && !o.listen {
         return Err("--fail-nth and --abuse-tokens are server options (-l)".into());
     }
@@ -243,6 +272,53 @@ mod tests {
             "-s 10.9.0.2 -f eth1 -q 1 --zcrx",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --rx-buf-len 65536",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --abuse-tokens",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rx_page_size_is_a_devmem_server_option() {
+        // Upstream's spelling, attached or separate, and the long one.
+        for line in [
+            "-l -s 10.9.0.2 -f eth1 -b 16384",
+            "-l -s 10.9.0.2 -f eth1 -b16384",
+            "-ls 10.9.0.2 -f eth1 --rx-page-size 16384",
+        ] {
+            assert_eq!(
+                parse_args(&args(line)).unwrap().rx_page_size,
+                Some(16384),
+                "{line}"
+            );
+        }
+        assert_eq!(
+            parse_args(&args("-l -s 10.9.0.2 -f eth1"))
+                .unwrap()
+                .rx_page_size,
+            None
+        );
+        for bad in [
+            "-s 10.9.0.2 -f eth1 -b 16384",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx -b 16384",
+            "-l -s 10.9.0.2 -f eth1 -b -1",
+            "-l -s 10.9.0.2 -f eth1 -b 4294967296",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn zcrx_areas_go_with_zcrx() {
+        let o = parse_args(&args(
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --zcrx-areas 4 --size 8388608",
+        ))
+        .unwrap();
+        assert_eq!(o.zcrx_areas, 4);
+        for bad in [
+            "-l -s 10.9.0.2 -f eth1 --zcrx-areas 2",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --zcrx-areas 0",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --zcrx-areas 1025",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --zcrx-areas 8 --size 4",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }

@@ -67,14 +67,44 @@ fn open_dev(path: &str, what: &str) -> io::Result<std::fs::File> {
         .map_err(|e| io::Error::new(e.kind(), format!("cannot open {path} ({what}): {e}")))
 }
 
+/// The size of a page here.
+pub fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(n).unwrap_or(4096)
+}
+
+/// 2 MiB huge pages, what upstream's 7.3 ncdevmem backs its udmabuf with
+/// when it binds with buffers larger than a page.
+pub const HUGE_PAGE: usize = 2 << 20;
+
 impl Dmabuf {
     /// Allocates `size` bytes (a multiple of the page size) and maps them.
     pub fn new(provider: Provider, size: usize) -> io::Result<Self> {
+        Self::with_backing(provider, size, false)
+    }
+
+    /// As [`Dmabuf::new`]; with `huge`, the udmabuf's memfd is backed by
+    /// 2 MiB huge pages (hugetlbfs; `size` rounded up to whole ones), so that
+    /// every buffer of a power-of-two size up to 2 MiB is physically
+    /// contiguous: what binding with a larger rx-page-size (Linux 7.3) or a
+    /// zcrx area with large buffers needs of the dma-buf's pages.
+    pub fn with_backing(provider: Provider, size: usize, huge: bool) -> io::Result<Self> {
+        let size = if huge {
+            size.next_multiple_of(HUGE_PAGE)
+        } else {
+            size
+        };
         let (fd, memfd) = match provider {
             Provider::Udmabuf => {
                 let name = c"ncdevmem-rs";
+                let flags = if huge {
+                    libc::MFD_ALLOW_SEALING | libc::MFD_HUGETLB | libc::MFD_HUGE_2MB
+                } else {
+                    libc::MFD_ALLOW_SEALING
+                };
                 // SAFETY: a NUL-terminated name.
-                let m = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_ALLOW_SEALING) };
+                let m = unsafe { libc::memfd_create(name.as_ptr(), flags) };
                 if m < 0 {
                     return Err(io::Error::last_os_error());
                 }
@@ -83,6 +113,23 @@ impl Dmabuf {
                 // SAFETY: valid fd.
                 if unsafe { libc::ftruncate(m, size as i64) } < 0 {
                     return Err(io::Error::last_os_error());
+                }
+                if huge {
+                    // hugetlbfs takes its pages at fault time and SIGBUSes
+                    // when none is left: reserve them all now, with an error
+                    // that says what is missing.
+                    // SAFETY: valid fd; a range inside the file's size.
+                    let r = unsafe { libc::fallocate(m, 0, 0, size as i64) };
+                    if r < 0 {
+                        let e = io::Error::last_os_error();
+                        return Err(io::Error::new(
+                            e.kind(),
+                            format!(
+                                "{} huge pages of 2 MiB for the dma-buf: {e} (reserve them: sysctl vm.nr_hugepages)",
+                                size / HUGE_PAGE
+                            ),
+                        ));
+                    }
                 }
                 // SAFETY: valid fd; udmabuf needs the size sealed against shrinking.
                 if unsafe { libc::fcntl(m, libc::F_ADD_SEALS, libc::F_SEAL_SHRINK) } < 0 {
@@ -102,6 +149,12 @@ impl Dmabuf {
                 }
                 // SAFETY: the ioctl returned a new fd we own.
                 (unsafe { OwnedFd::from_raw_fd(fd) }, Some(memfd))
+            }
+            Provider::DmaHeap if huge => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "buffers larger than a page need a hugetlb-backed udmabuf (--provider udmabuf)",
+                ))
             }
             Provider::DmaHeap => {
                 let heap = open_dev("/dev/dma_heap/system", "CONFIG_DMABUF_HEAPS_SYSTEM")?;

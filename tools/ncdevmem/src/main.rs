@@ -13,15 +13,15 @@
 use ncdevmem_rs::cli::{parse_args, FaultPhase, Opts};
 use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
 use ncdevmem_rs::devmem_tx::DevmemSender;
-use ncdevmem_rs::dmabuf::{Dmabuf, Provider};
+use ncdevmem_rs::dmabuf::{page_size, Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
 use ncdevmem_rs::fault::{FailNth, Injection};
-use ncdevmem_rs::netlink::{bind_rx, page_pools, Binding};
+use ncdevmem_rs::netlink::{bind_rx, bind_rx_sized, page_pools, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
-use ncdevmem_rs::zcrx::{Chunk, Zcrx};
+use ncdevmem_rs::zcrx::{Area, Chunk, Zcrx};
 use ncdevmem_rs::zerocopy::{self, Completions};
 use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
@@ -39,6 +39,7 @@ struct Summary {
     frags: u64,
     page_aligned: u64,
     unaligned: u64,
+    largest_frag: u32,
     tokens_returned: u64,
     errors: u64,
     wrong_dmabuf: u64,
@@ -50,15 +51,15 @@ impl Summary {
         let rate = self.bytes as f64 / (1 << 20) as f64 / self.secs.max(1e-9);
         if json {
             println!(
-                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1}}}",
+                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"largest_frag\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1}}}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
-                self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate
+                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate
             );
         } else {
             println!(
-                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1}",
+                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} largest_frag={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
-                self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate
+                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate
             );
         }
     }
@@ -179,19 +180,30 @@ fn setup(
     if o.fail_from == FaultPhase::Bind {
         *fail = o.fail_nth.map(FailNth::arm).transpose()?;
     }
-    let binding = match bind_rx(ifindex, mem.fd() as u32, &queues)? {
+    let fd = mem.fd() as u32;
+    let bound = match o.rx_page_size {
+        Some(size) => bind_rx_sized(ifindex, fd, &queues, size)?,
+        None => bind_rx(ifindex, fd, &queues)?,
+    };
+    let binding = match bound {
         Ok(b) => b,
         Err(e) => {
             return Err(io::Error::other(format!(
-                "binding {iface} queues {queues:?} failed: {e}"
+                "binding {iface} queues {queues:?}{} failed: {e}",
+                o.rx_page_size
+                    .map(|s| format!(" with {s}-byte buffers"))
+                    .unwrap_or_default()
             )))
         }
     };
     eprintln!(
-        "bound dma-buf ({} bytes) to {iface} RX queues {}..{}, binding id {}",
-        o.size,
+        "bound dma-buf ({} bytes) to {iface} RX queues {}..{}{}, binding id {}",
+        mem.size(),
         o.start,
         o.start + o.queues - 1,
+        o.rx_page_size
+            .map(|s| format!(" ({s}-byte buffers)"))
+            .unwrap_or_default(),
         binding.id
     );
     Ok(Some(binding))
@@ -201,7 +213,10 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     let iface = o.iface.as_deref().unwrap_or_default();
     let ifindex = nic::ifindex(iface)?;
     signals::install()?;
-    let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
+    // Buffers larger than a page must each be physically contiguous: huge
+    // pages under the udmabuf, as upstream's -b does.
+    let huge = o.rx_page_size.is_some_and(|s| s as usize > page_size());
+    let mem = Dmabuf::with_backing(o.provider.unwrap_or(Provider::Udmabuf), o.size, huge)?;
     // Dropped after the binding (declared later, dropped earlier): the NIC is
     // restored once the queues are unbound, on every way out of here.
     let mut cfg = None;
@@ -369,6 +384,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                     devmem = true;
                     s.frags += 1;
                     s.dmabuf_bytes += u64::from(size);
+                    s.largest_frag = s.largest_frag.max(size);
                     if (size as usize).is_multiple_of(4096) {
                         s.page_aligned += 1;
                     } else {
@@ -454,16 +470,38 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     let iface = o.iface.as_deref().unwrap_or_default();
     let ifindex = nic::ifindex(iface)?;
     signals::install()?;
-    let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
+    // --zcrx-areas N: N dma-bufs sharing --size, whole pages each.
+    let n = o.zcrx_areas as usize;
+    let each = (o.size / n) / page_size() * page_size();
+    if each == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "--size {} leaves less than a page for each of {n} zcrx areas",
+                o.size
+            ),
+        ));
+    }
+    let provider = o.provider.unwrap_or(Provider::Udmabuf);
+    let mems = (0..n)
+        .map(|_| Dmabuf::new(provider, each))
+        .collect::<io::Result<Vec<_>>>()?;
+    let area = |m: &Dmabuf| Area {
+        dmabuf_fd: m.fd(),
+        len: m.size() as u64,
+    };
     let _cfg = if o.no_config {
         None
     } else {
         Some(configure(o, iface)?)
     };
-    let mut zc = Zcrx::register(ifindex, o.start, mem.fd(), o.size as u64, o.rx_buf_len)?;
+    let mut zc = Zcrx::register(ifindex, o.start, area(&mems[0]), o.rx_buf_len)?;
+    for m in &mems[1..] {
+        zc.add_area(area(m))?;
+    }
     eprintln!(
-        "io_uring zcrx: dma-buf ({} bytes) is the area of {iface} RX queue {}, {}-byte buffers",
-        o.size, o.start, zc.rx_buf_len
+        "io_uring zcrx: {n} dma-buf area(s) of {each} bytes on {iface} RX queue {}, {}-byte buffers",
+        o.start, zc.rx_buf_len
     );
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
@@ -480,6 +518,7 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     zc.arm(fd)?;
     let mut pattern = Pattern::new(o.validate, o.pattern_end.byte());
     let (mut bytes, mut chunks, mut errors, mut largest) = (0u64, 0u64, 0u64, 0u32);
+    let mut per_area = vec![0u64; n];
     let start = Instant::now();
     let mut progress = Progress::new(start);
     let mut done = false;
@@ -490,7 +529,7 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
         let mut got = Vec::new();
         let mut rearm = false;
         match zc.wait(|c| match c {
-            Chunk::Data { offset, len } => got.push((offset, len)),
+            Chunk::Data { area, offset, len } => got.push((area, offset, len)),
             Chunk::End => done = true,
             Chunk::Rearm => rearm = true,
         }) {
@@ -498,19 +537,24 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
             r => r?,
         }
         if let Some(p) = pattern.as_mut() {
-            errors += mem.read_session(|r| -> io::Result<u64> {
-                let mut bad = 0;
-                for &(off, len) in &got {
-                    bad += p.check(r.bytes(off, len as usize)?);
-                }
-                Ok(bad)
-            })??;
+            // The stream's order, one read session per run of chunks in one
+            // area (a session syncs the whole dma-buf).
+            for run in got.chunk_by(|a, b| a.0 == b.0) {
+                errors += mems[run[0].0].read_session(|r| -> io::Result<u64> {
+                    let mut bad = 0;
+                    for &(_, off, len) in run {
+                        bad += p.check(r.bytes(off, len as usize)?);
+                    }
+                    Ok(bad)
+                })??;
+            }
         }
-        for &(off, len) in &got {
+        for &(area, off, len) in &got {
             bytes += u64::from(len);
             chunks += 1;
             largest = largest.max(len);
-            zc.refill(off, len);
+            per_area[area] += 1;
+            zc.refill(area, off, len);
         }
         if rearm && !done {
             zc.arm(fd)?;
@@ -530,13 +574,19 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     let secs = start.elapsed().as_secs_f64();
     let rate = bytes as f64 / (1 << 20) as f64 / secs.max(1e-9);
     let len = zc.rx_buf_len;
+    // Chunks each area took, in registration order.
+    let areas = per_area
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
     if o.json {
         println!(
-            "{{\"role\":\"zcrx\",\"bytes\":{bytes},\"chunks\":{chunks},\"largest_chunk\":{largest},\"rx_buf_len\":{len},\"validation_errors\":{errors},\"secs\":{secs:.3},\"mibps\":{rate:.1}}}"
+            "{{\"role\":\"zcrx\",\"bytes\":{bytes},\"chunks\":{chunks},\"largest_chunk\":{largest},\"rx_buf_len\":{len},\"area_chunks\":[{areas}],\"validation_errors\":{errors},\"secs\":{secs:.3},\"mibps\":{rate:.1}}}"
         );
     } else {
         println!(
-            "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={len} validation_errors={errors} secs={secs:.2} mibps={rate:.1}"
+            "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={len} area_chunks={areas} validation_errors={errors} secs={secs:.2} mibps={rate:.1}"
         );
     }
     Ok(if errors > 0 {

@@ -28,6 +28,8 @@ pub const NETDEV_A_DMABUF_IFINDEX: u16 = 1;
 pub const NETDEV_A_DMABUF_QUEUES: u16 = 2;
 pub const NETDEV_A_DMABUF_FD: u16 = 3;
 pub const NETDEV_A_DMABUF_ID: u16 = 4;
+/// Linux 7.3: the size of the buffers the bound queues hand the NIC.
+pub const NETDEV_A_DMABUF_RX_PAGE_SIZE: u16 = 5;
 pub const NETDEV_A_QUEUE_ID: u16 = 1;
 pub const NETDEV_A_QUEUE_TYPE: u16 = 3;
 pub const NETDEV_QUEUE_TYPE_RX: u32 = 0;
@@ -413,8 +415,15 @@ impl GenlSocket {
     }
 }
 
-/// The attributes of a `bind-rx` request.
-pub fn bind_rx_attrs(ifindex: u32, dmabuf_fd: u32, queues: &[u32]) -> Vec<u8> {
+/// The attributes of a `bind-rx` request; `rx_page_size` (Linux 7.3) asks
+/// for buffers of that size instead of pages (older kernels refuse the
+/// attribute: leave it out unless asked for).
+pub fn bind_rx_attrs(
+    ifindex: u32,
+    dmabuf_fd: u32,
+    queues: &[u32],
+    rx_page_size: Option<u32>,
+) -> Vec<u8> {
     let mut a = Vec::new();
     put_u32(&mut a, NETDEV_A_DMABUF_IFINDEX, ifindex);
     put_u32(&mut a, NETDEV_A_DMABUF_FD, dmabuf_fd);
@@ -423,6 +432,9 @@ pub fn bind_rx_attrs(ifindex: u32, dmabuf_fd: u32, queues: &[u32]) -> Vec<u8> {
         put_u32(&mut inner, NETDEV_A_QUEUE_ID, *q);
         put_u32(&mut inner, NETDEV_A_QUEUE_TYPE, NETDEV_QUEUE_TYPE_RX);
         put_nested(&mut a, NETDEV_A_DMABUF_QUEUES, &inner);
+    }
+    if let Some(size) = rx_page_size {
+        put_u32(&mut a, NETDEV_A_DMABUF_RX_PAGE_SIZE, size);
     }
     a
 }
@@ -440,7 +452,23 @@ pub fn bind_rx(
     dmabuf_fd: u32,
     queues: &[u32],
 ) -> io::Result<Result<Binding, NlError>> {
-    bind_rx_raw(&bind_rx_attrs(ifindex, dmabuf_fd, queues))
+    bind_rx_raw(&bind_rx_attrs(ifindex, dmabuf_fd, queues, None))
+}
+
+/// Binds `dmabuf_fd` to RX queues `queues` of interface `ifindex`, with
+/// `rx_page_size`-byte buffers (Linux 7.3).
+pub fn bind_rx_sized(
+    ifindex: u32,
+    dmabuf_fd: u32,
+    queues: &[u32],
+    rx_page_size: u32,
+) -> io::Result<Result<Binding, NlError>> {
+    bind_rx_raw(&bind_rx_attrs(
+        ifindex,
+        dmabuf_fd,
+        queues,
+        Some(rx_page_size),
+    ))
 }
 
 /// Sends a `bind-rx` request made of `attrs` as they are (the selftest sends
@@ -688,7 +716,7 @@ mod tests {
 
     #[test]
     fn bind_rx_request_layout() {
-        let a = bind_rx_attrs(7, 5, &[8, 9]);
+        let a = bind_rx_attrs(7, 5, &[8, 9], None);
         let top = attrs(&a);
         assert_eq!(top.len(), 4);
         assert_eq!(top[0], (NETDEV_A_DMABUF_IFINDEX, &7u32.to_ne_bytes()[..]));
@@ -713,6 +741,13 @@ mod tests {
             m.len()
         );
         assert_eq!(m[16], NETDEV_CMD_BIND_RX);
+        // 7.3's buffer size goes last, and only when asked for.
+        let sized = bind_rx_attrs(7, 5, &[8, 9], Some(16384));
+        assert_eq!(&sized[..a.len()], &a[..]);
+        assert_eq!(
+            attrs(&sized)[4],
+            (NETDEV_A_DMABUF_RX_PAGE_SIZE, &16384u32.to_ne_bytes()[..])
+        );
     }
 
     fn nlmsg(kind: u16, flags: u16, seq: u32, body: &[u8]) -> Vec<u8> {

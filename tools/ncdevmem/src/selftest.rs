@@ -370,7 +370,7 @@ pub fn run(iface: &str, start: u32, num: u32, provider: Provider, size: usize) -
         Err(e) => Outcome::Fail(format!("/dev/null: {e}")),
     };
     t.check("bind with a fd that is not a dma-buf fails", o);
-    let o = match bind_in_unprivileged_child(&bind_rx_attrs(ifindex, fd, &queues)) {
+    let o = match bind_in_unprivileged_child(&bind_rx_attrs(ifindex, fd, &queues, None)) {
         Ok(libc::EPERM) => Outcome::Pass(format!("refused: {}", errno_name(libc::EPERM))),
         Ok(0) => Outcome::Fail("the kernel accepted it".into()),
         Ok(e) => Outcome::Fail(format!("failed with {}, not EPERM", errno_name(e))),

@@ -6,8 +6,10 @@
 //! The `io-uring` crate provides the ring, the opcode and the registration
 //! call; the zcrx registration structures are its bindings of the uAPI. By
 //! hand only: the refill ring's layout (the kernel reports offsets into a
-//! region we map) and 7.2's `rx_buf_len`, which the crate's bindings (6.15's
-//! uAPI) still call `__resv2`.
+//! region we map), 7.2's `rx_buf_len`, which the crate's bindings (6.15's
+//! uAPI) still call `__resv2`, and 7.3's `ZCRX_CTRL_ADD_AREA`, which adds
+//! more areas to a registered queue (the crate has neither the register
+//! opcode nor `struct zcrx_ctrl`).
 
 use io_uring::types::{
     io_uring_region_desc, io_uring_zcrx_area_reg, io_uring_zcrx_ifq_reg, io_uring_zcrx_rqe,
@@ -15,7 +17,7 @@ use io_uring::types::{
 };
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Completion-queue entries.
@@ -27,6 +29,41 @@ const AREA_DMABUF: u32 = 1;
 const USER_DATA_RECV: u64 = 2;
 /// Offset bits of an area offset; the bits above name the area.
 const OFFSET_MASK: u64 = (1 << IORING_ZCRX_AREA_SHIFT) - 1;
+/// `IORING_REGISTER_ZCRX_CTRL` (Linux 6.19+) and its op `ZCRX_CTRL_ADD_AREA`
+/// (7.3; include/uapi/linux/io_uring/zcrx.h).
+const IORING_REGISTER_ZCRX_CTRL: libc::c_uint = 36;
+const ZCRX_CTRL_ADD_AREA: u32 = 3;
+
+/// `struct zcrx_ctrl` with its `zc_area` member (`struct
+/// zcrx_ctrl_add_area`): 72 bytes (a 24-byte head, a 48-byte union),
+/// reserved words zero.
+#[repr(C)]
+struct ZcrxCtrlAddArea {
+    zcrx_id: u32,
+    op: u32,
+    resv: [u64; 2],
+    area_ptr: u64,
+    area_resv: [u64; 5],
+}
+const _: () = assert!(std::mem::size_of::<ZcrxCtrlAddArea>() == 72);
+
+/// One area of a queue: a dma-buf and how long it is.
+#[derive(Clone, Copy, Debug)]
+pub struct Area {
+    /// The dma-buf.
+    pub dmabuf_fd: RawFd,
+    /// Its length in bytes.
+    pub len: u64,
+}
+
+fn area_reg(a: Area) -> io_uring_zcrx_area_reg {
+    // SAFETY: a plain-data uAPI structure: all-zeroes is valid.
+    let mut reg: io_uring_zcrx_area_reg = unsafe { std::mem::zeroed() };
+    reg.len = a.len;
+    reg.flags = AREA_DMABUF;
+    reg.dmabuf_fd = a.dmabuf_fd as u32;
+    reg
+}
 
 /// One registered zcrx interface queue: the ring and its refill queue.
 ///
@@ -41,7 +78,8 @@ pub struct Zcrx {
     tail: *const AtomicU32,
     rqes: *mut io_uring_zcrx_rqe,
     rq_tail: u32,
-    area_token: u64,
+    /// The kernel's token of each area (its index in the high bits).
+    area_tokens: Vec<u64>,
     zcrx_id: u32,
     /// Buffer size the queue runs with (what was asked for, or a page).
     pub rx_buf_len: u32,
@@ -50,8 +88,9 @@ pub struct Zcrx {
 /// What one completion delivered.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Chunk {
-    /// `len` payload bytes at `offset` in the area.
-    Data { offset: u64, len: u32 },
+    /// `len` payload bytes at `offset` in area `area` (in registration
+    /// order).
+    Data { area: usize, offset: u64, len: u32 },
     /// The peer closed the stream.
     End,
     /// The multishot receive stopped (re-armed by the caller) with no data.
@@ -59,15 +98,9 @@ pub enum Chunk {
 }
 
 impl Zcrx {
-    /// Registers dma-buf `dmabuf_fd` (`len` bytes) as the area of RX queue
-    /// `queue` of `ifindex`, with `rx_buf_len`-byte buffers (0: a page).
-    pub fn register(
-        ifindex: u32,
-        queue: u32,
-        dmabuf_fd: RawFd,
-        len: u64,
-        rx_buf_len: u32,
-    ) -> io::Result<Self> {
+    /// Registers the dma-buf `first` as the area of RX queue `queue` of
+    /// `ifindex`, with `rx_buf_len`-byte buffers (0: a page).
+    pub fn register(ifindex: u32, queue: u32, first: Area, rx_buf_len: u32) -> io::Result<Self> {
         let ring = IoUring::<squeue::Entry, cqueue::Entry32>::builder()
             .setup_coop_taskrun()
             .setup_single_issuer()
@@ -95,14 +128,11 @@ impl Zcrx {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: plain-data uAPI structures: all-zeroes is valid.
-        let (mut area, mut region, mut reg): (
+        let (area, mut region, mut reg): (
             io_uring_zcrx_area_reg,
             io_uring_region_desc,
             io_uring_zcrx_ifq_reg,
-        ) = unsafe { (std::mem::zeroed(), std::mem::zeroed(), std::mem::zeroed()) };
-        area.len = len;
-        area.flags = AREA_DMABUF;
-        area.dmabuf_fd = dmabuf_fd as u32;
+        ) = unsafe { (area_reg(first), std::mem::zeroed(), std::mem::zeroed()) };
         region.user_addr = rq as u64;
         region.size = rq_len as u64;
         region.flags = IORING_MEM_REGION_TYPE_USER;
@@ -149,7 +179,7 @@ impl Zcrx {
             rq,
             rq_len,
             rq_tail: 0,
-            area_token: area.rq_area_token,
+            area_tokens: vec![area.rq_area_token],
             zcrx_id: reg.zcrx_id,
             rx_buf_len: if reg.__resv2 != 0 {
                 reg.__resv2
@@ -157,6 +187,50 @@ impl Zcrx {
                 page as u32
             },
         })
+    }
+
+    /// Adds the dma-buf `a` as one more area of the queue (Linux 7.3's
+    /// `ZCRX_CTRL_ADD_AREA`; the queue's buffer size applies), returning its
+    /// index.
+    pub fn add_area(&mut self, a: Area) -> io::Result<usize> {
+        // The kernel writes the area's token back into the registration.
+        let reg = Box::into_raw(Box::new(area_reg(a)));
+        let ctrl = ZcrxCtrlAddArea {
+            zcrx_id: self.zcrx_id,
+            op: ZCRX_CTRL_ADD_AREA,
+            resv: [0; 2],
+            area_ptr: reg as u64,
+            area_resv: [0; 5],
+        };
+        // SAFETY: the ring's fd, a `struct zcrx_ctrl` that lives across the
+        // call, and `reg`, a live heap allocation it points to.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_register,
+                self.ring.as_raw_fd(),
+                IORING_REGISTER_ZCRX_CTRL,
+                &ctrl as *const ZcrxCtrlAddArea,
+                0,
+            )
+        };
+        let err = io::Error::last_os_error();
+        // SAFETY: our live heap allocation, taken back once.
+        let reg = unsafe {
+            let r = std::ptr::read_volatile(reg);
+            drop(Box::from_raw(reg));
+            r
+        };
+        if r < 0 {
+            return Err(io::Error::new(
+                err.kind(),
+                format!(
+                    "io_uring zcrx: adding area {}: {err}",
+                    self.area_tokens.len()
+                ),
+            ));
+        }
+        self.area_tokens.push(reg.rq_area_token);
+        Ok(self.area_tokens.len() - 1)
     }
 
     /// Arms a multishot zero-copy receive on `fd`.
@@ -199,8 +273,16 @@ impl Zcrx {
                 f(if more { Chunk::Rearm } else { Chunk::End });
                 continue;
             }
+            let place = cqe.big_cqe()[0];
+            let token = place & !OFFSET_MASK;
+            let Some(area) = self.area_tokens.iter().position(|&t| t == token) else {
+                return Err(io::Error::other(format!(
+                    "recv_zc: a completion in area token {token:#x}, not one of ours"
+                )));
+            };
             f(Chunk::Data {
-                offset: cqe.big_cqe()[0] & OFFSET_MASK,
+                area,
+                offset: place & OFFSET_MASK,
                 len: res as u32,
             });
             if !more {
@@ -210,14 +292,14 @@ impl Zcrx {
         Ok(())
     }
 
-    /// Gives `len` bytes at `offset` of the area back to the NIC.
-    pub fn refill(&mut self, offset: u64, len: u32) {
+    /// Gives `len` bytes at `offset` of area `area` back to the NIC.
+    pub fn refill(&mut self, area: usize, offset: u64, len: u32) {
         let i = (self.rq_tail & (RQ_ENTRIES - 1)) as usize;
         // SAFETY: `rqes` has RQ_ENTRIES entries (as registered); the kernel only
         // reads entries below the tail we publish next.
         unsafe {
             self.rqes.add(i).write(io_uring_zcrx_rqe {
-                off: offset | self.area_token,
+                off: offset | self.area_tokens[area],
                 len,
                 __pad: 0,
             })
