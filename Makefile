@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # devmemnic: project targets. Kbuild (the module build) is in ./Kbuild.
 #
-#   make [KERNEL=6.12|7.2]   build devmemnic.ko for the cached test kernel
+#   make [KERNEL=6.12|7.2|7.3]  build devmemnic.ko for the cached test kernel
 #                            (build/<kernel>-test/module/devmemnic.ko) and the tools
 #   make module KERNEL=stock-7.3   devmemnic.ko for Debian's stock 7.3 (trixie-
 #                            backports) or stock-7.2 (sid), no kernel build
@@ -10,8 +10,10 @@
 #   make KDIR=/path          the module against another built kernel tree
 #   make CLIPPY=1            the same, with clippy
 #   make bootstrap           install what is missing and build the cached kernel
-#   make check               every test, both kernels; ends with "N passed, N failed"
-#   make stress              the long hardening loops in full [KERNEL=...]
+#   make check               every test: self-built 6.12 and 7.3, stock 7.2 and 7.3;
+#                            ends with "N passed, N failed"
+#   make stress              the long hardening loops in full (6.12 and 7.3 unless
+#                            KERNEL=... names one)
 #   make demo                bootstrap, build, boot QEMU, load the module, show what it made
 #   make selftests           upstream's driver selftests, unmodified, on devmemnic
 #                            (6.12, stock-7.2, stock-7.3 unless KERNEL=... names one)
@@ -30,7 +32,7 @@ ifdef KDIR
 export KDIR
 endif
 RUST_SRCS = $(filter-out src/bindings_generated.rs,$(shell find src -name '*.rs'))
-# rustfmt's configuration: the kernel's own (identical in 6.12 and 7.2).
+# rustfmt's configuration: the kernel's own (identical in 6.12, 7.2 and 7.3).
 RUSTFMT_TOML = $(or $(KDIR),$(shell scripts/kdir test))/source/.rustfmt.toml
 
 TOOLS_TARGET := x86_64-unknown-linux-gnu
@@ -61,7 +63,7 @@ check:
 
 # Both kernels unless KERNEL was given.
 stress:
-	STRESS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 7.2)" scripts/stress
+	STRESS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 7.3)" scripts/stress
 
 # The kernels of make check's selftests lanes unless KERNEL was given.
 selftests:
