@@ -32,7 +32,7 @@ import sys
 BOOTS = {"debug", "ksft", "stress"}
 # scripts/kernel-features' names.
 FEATURES = {"kunit", "kmemleak", "devmem-tx", "hds-thresh", "rx-buf-len", "zcrx", "lease",
-            "napi-config"}
+            "napi-config", "bind-rx-page-size", "zcrx-areas"}
 VERDICT = re.compile(r"TEST (\S+) (PASS|FAIL|SKIP)(.*)$")
 
 

@@ -19,6 +19,7 @@ import guest_verdicts as gv  # noqa: E402
 MANIFEST = os.path.join(REPO, "tests/guest/tests.manifest")
 ALL_72 = {"kunit", "kmemleak", "devmem-tx", "hds-thresh", "rx-buf-len", "zcrx", "lease",
           "napi-config"}
+ALL_73 = ALL_72 | {"bind-rx-page-size", "zcrx-areas"}
 KSFT_612 = {"kunit"}
 
 
@@ -38,7 +39,7 @@ class GuardTest(unittest.TestCase):
                 out.append(e.name.replace("*", "case_a") if e.pattern else e.name)
         return out
 
-    def run_guard(self, lines, boot="ksft", features=ALL_72, only=None):
+    def run_guard(self, lines, boot="ksft", features=ALL_73, only=None):
         log = os.path.join(self.tmp, "console.log")
         with open(log, "w") as f:
             # As a console shows them: after a timestamp, among other output.
@@ -100,15 +101,26 @@ class GuardTest(unittest.TestCase):
 
     def test_no_verdict_where_the_kernel_lacks_the_feature_is_a_skip(self):
         lines = [f"TEST {n} PASS" for n in self.names("debug") if not n.startswith("kunit/")]
-        results = self.run_guard(lines, "debug", features=ALL_72 - {"kunit"})
+        results = self.run_guard(lines, "debug", features=ALL_73 - {"kunit"})
         self.assertEqual(self.verdict_of(results, "kunit/devmemnic_tx/*")[0], "SKIP")
 
     def test_pass_where_the_kernel_lacks_the_feature_fails(self):
         results = self.run_guard([f"TEST {n} PASS" for n in self.names("ksft")],
-                                 features=ALL_72 - {"lease"})
+                                 features=ALL_73 - {"lease"})
         verdict, why = self.verdict_of(results, "lease/ncdevmem-rs-rx-in-container")
         self.assertEqual(verdict, "FAIL")
         self.assertIn("a probe is wrong", why)
+
+    def test_73_tests_skip_on_72_and_must_run_on_73(self):
+        new = "devmem/ncdevmem-rs-16k-buffers"
+        names = [n for n in self.names("ksft") if n != new]
+        on_72 = self.run_guard([f"TEST {n} PASS" for n in names], features=ALL_72)
+        self.assertEqual(self.verdict_of(on_72, new)[0], "SKIP")
+        self.assertEqual(self.verdict_of(on_72, "zcrx/ncdevmem-rs-4-areas")[0], "FAIL")
+        on_73 = self.run_guard([f"TEST {n} PASS" for n in names])
+        verdict, why = self.verdict_of(on_73, new)
+        self.assertEqual(verdict, "FAIL")
+        self.assertIn("no verdict", why)
 
     def test_unlisted_duplicate_and_misplaced_verdicts_fail(self):
         names = self.names("ksft")
