@@ -29,7 +29,7 @@ const AREA_DMABUF: u32 = 1;
 const USER_DATA_RECV: u64 = 2;
 /// Offset bits of an area offset; the bits above name the area.
 const OFFSET_MASK: u64 = (1 << IORING_ZCRX_AREA_SHIFT) - 1;
-/// `IORING_REGISTER_ZCRX_CTRL` (Linux 6.19+) and its op `ZCRX_CTRL_ADD_AREA`
+/// `IORING_REGISTER_ZCRX_CTRL` (7.2 has it) and its op `ZCRX_CTRL_ADD_AREA`
 /// (7.3; include/uapi/linux/io_uring/zcrx.h).
 const IORING_REGISTER_ZCRX_CTRL: libc::c_uint = 36;
 const ZCRX_CTRL_ADD_AREA: u32 = 3;
