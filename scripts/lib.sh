@@ -21,7 +21,7 @@ case "$KERNEL" in
 6.12 | 7.2 | 7.3 | stock-7.2 | stock-7.3) ;;
 *) echo "KERNEL=$KERNEL: expected 6.12, 7.2, 7.3, stock-7.2 or stock-7.3" >&2; exit 2 ;;
 esac
-# linux-source-7.2 as listed in sid's signed index (main/binary-all/Packages.xz).
+# linux-source-7.2 as listed in sid's signed index (main/binary-amd64/Packages.xz).
 LINUX72_VERSION=7.2.13-1
 LINUX72_SHA256=30a8c5fc63f9028a62e6d7b3f7f43bee67425dbce2a05fceba83f9b87c92083d
 LINUX72_FILE=pool/main/l/linux/linux-source-7.2_7.2.13-1_all.deb
@@ -133,13 +133,14 @@ kernel_fragments() {
 # whose own probes (modinfo features) disagree, fails the check, so a probe
 # that stops matching cannot quietly turn tests into skips.
 declared_features() { # flavour (a stock kernel has one: stock)
-	local f="kunit"
+	local f="kunit" of72="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config"
+	local of73="$of72 bind-rx-page-size zcrx-areas"
 	case "$KERNEL" in
-	7.2) f+=" devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
-	7.3) f+=" devmem-tx hds-thresh rx-buf-len zcrx lease napi-config bind-rx-page-size zcrx-areas" ;;
+	7.2) f+=" $of72" ;;
+	7.3) f+=" $of73" ;;
 	# Debian's: no KUnit.
-	stock-7.2) f="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config" ;;
-	stock-7.3) f="devmem-tx hds-thresh rx-buf-len zcrx lease napi-config bind-rx-page-size zcrx-areas" ;;
+	stock-7.2) f="$of72" ;;
+	stock-7.3) f="$of73" ;;
 	esac
 	[ "$1" = test ] && f+=" kmemleak"
 	echo "$f"
