@@ -77,15 +77,18 @@ bool dmn_netif_rxfh_configured(const struct net_device *dev);
 bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
 void dmn_device_get(struct device *dev);
 void dmn_flush_deferred_skbs(void);
+/* A kernel warning (a broken driver invariant), with a backtrace. */
+void dmn_warn(const char *msg);
+
 /* Delayed calls (delayed_call.c). */
 struct dmn_delayed_call {
 	struct delayed_work work;
 	void (*fn)(struct dmn_delayed_call *c);
 };
 void dmn_delayed_call_init(struct dmn_delayed_call *c);
-void dmn_delayed_call_schedule(struct dmn_delayed_call *c,
+bool dmn_delayed_call_schedule(struct dmn_delayed_call *c,
 			       void (*fn)(struct dmn_delayed_call *), unsigned int ms);
-void dmn_delayed_call_cancel_sync(struct dmn_delayed_call *c);
+void dmn_delayed_call_disable_sync(struct dmn_delayed_call *c);
 
 void dmn_this_module_get(void);
 void dmn_this_module_put(void);
@@ -153,6 +156,7 @@ unsigned int dmn_skb_frag_size(const struct sk_buff *skb, unsigned int i);
 void dmn_skb_frag_copy(const struct sk_buff *skb, unsigned int i, unsigned int off, void *to,
 		       unsigned int len);
 bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_addr_t *addr);
+const struct net_device *dmn_skb_dev(const struct sk_buff *skb);
 void dmn_kfree_skb_any(struct sk_buff *skb);
 void dmn_consume_skb_any(struct sk_buff *skb);
 unsigned int dmn_skb_build_size(unsigned int data_len);

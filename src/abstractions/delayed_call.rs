@@ -21,10 +21,12 @@ pub(crate) trait DelayedCallback: HasDelayedCall + Send + Sync {
 /// # Safety
 ///
 /// `OFFSET` must be the byte offset of a `DelayedCall` field in `Self`, and
-/// that field must be dropped before any field `run` uses (declare it first):
-/// its drop cancels the call and waits for a running one. Use
-/// [`impl_has_delayed_call!`], which computes the offset and checks the
-/// field's type.
+/// that field must be dropped before any field `run` uses (declared before
+/// them): its drop cancels the call, waits for a running one and refuses any
+/// later [`DelayedCall::schedule`], so code that still runs on the owner
+/// while its fields drop (a NAPI poll re-arming a timer) cannot bring the
+/// call back. Use [`impl_has_delayed_call!`], which computes the offset and
+/// checks the field's type.
 pub(crate) unsafe trait HasDelayedCall {
     /// Byte offset of the `DelayedCall` field.
     const OFFSET: usize;
@@ -38,13 +40,13 @@ pub(crate) unsafe trait HasDelayedCall {
 }
 
 /// Implements [`HasDelayedCall`] for `$owner` whose `DelayedCall` field,
-/// declared first, is `$field`.
+/// declared before the fields its `run` uses, is `$field`.
 #[macro_export]
 macro_rules! impl_has_delayed_call {
     ($owner:ty, $field:ident) => {
         // SAFETY: `offset_of!` gives the offset of the named field, whose type
         // the function below checks to be `DelayedCall`; the caller declares it
-        // first.
+        // before the fields `run` uses.
         unsafe impl $crate::abstractions::delayed_call::HasDelayedCall for $owner {
             const OFFSET: usize = core::mem::offset_of!($owner, $field);
         }
@@ -60,7 +62,8 @@ macro_rules! impl_has_delayed_call {
 }
 
 /// A call of its owner's [`DelayedCallback::run`], scheduled with
-/// [`DelayedCall::schedule`]; cancelled (and waited for) on drop.
+/// [`DelayedCall::schedule`]; disabled (cancelled, waited for, and never
+/// scheduled again) by [`DelayedCall::disable`] or its drop.
 ///
 /// # Invariants
 ///
@@ -93,22 +96,30 @@ impl DelayedCall {
         })
     }
 
-    /// Runs `owner.run()` in about `ms` milliseconds, unless already pending.
-    pub(crate) fn schedule<O: DelayedCallback>(owner: &O, ms: u32) {
+    /// Runs `owner.run()` in about `ms` milliseconds; returns whether this
+    /// call scheduled it (not: already pending, or disabled).
+    pub(crate) fn schedule<O: DelayedCallback>(owner: &O, ms: u32) -> bool {
         let call = owner.delayed_call();
         // INVARIANT: the function is `trampoline::<O>` and `call` is `owner`'s
         // `HasDelayedCall` field.
         // SAFETY: `call.raw` was initialised (type invariant) and is pinned.
-        unsafe { bindings::dmn_delayed_call_schedule(call.raw.get(), Some(trampoline::<O>), ms) };
+        unsafe { bindings::dmn_delayed_call_schedule(call.raw.get(), Some(trampoline::<O>), ms) }
+    }
+
+    /// Cancels the call, waits for a running one, and refuses every later
+    /// [`DelayedCall::schedule`]: the owner's teardown. May sleep.
+    pub(crate) fn disable(&self) {
+        // SAFETY: initialised (type invariant); disabling is idempotent.
+        unsafe { bindings::dmn_delayed_call_disable_sync(self.raw.get()) };
     }
 }
 
 #[pinned_drop]
 impl PinnedDrop for DelayedCall {
     fn drop(self: Pin<&mut Self>) {
-        // SAFETY: initialised (type invariant); after this no call runs or is
-        // pending, so the owner's other fields may go.
-        unsafe { bindings::dmn_delayed_call_cancel_sync(self.raw.get()) };
+        // After this no call runs or is pending, and none can be scheduled, so
+        // the owner's fields `run` uses (declared after this one) may go.
+        self.disable();
     }
 }
 

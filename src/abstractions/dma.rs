@@ -10,6 +10,7 @@
 //! `struct page`, which is what keeps dma-buf net_iovs usable later.
 
 use super::{bindings, platform::PlatformDevice};
+use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{page::Page, prelude::*};
 
 /// A bus address on a device.
@@ -54,9 +55,32 @@ impl<'a> PageMapping<'a> {
         })
     }
 
-    /// The bus address the device uses.
-    pub(crate) fn dma_addr(&self) -> DmaAddr {
-        self.addr
+    /// Writes `len` bytes from `src` at `offset` of the page, as the device
+    /// would; `EINVAL` past the page.
+    pub(crate) fn device_write(
+        &self,
+        offset: usize,
+        len: usize,
+        src: &mut impl DmaSource,
+    ) -> Result {
+        let addr = bus_range(self.addr, self.len, offset, len)?;
+        // SAFETY: a range of our live mapping for the device to write (type
+        // invariant; bounds checked).
+        unsafe { device_write(DmaDev::of_platform(self.dev), addr, len, src) }
+    }
+
+    /// Reads `out.len()` bytes at `offset` of the page as the device would
+    /// (what its TX DMA does with a buffer); `EINVAL` past the page.
+    pub(crate) fn device_read(&self, offset: usize, out: &mut [u8]) -> Result {
+        let addr = bus_range(self.addr, self.len, offset, out.len())?;
+        // SAFETY: a range of our live mapping (type invariant; bounds checked).
+        unsafe {
+            device_read(
+                DmaDev::of_platform(self.dev),
+                addr,
+                &mut DeviceBytes::from_slice(out),
+            )
+        }
     }
 
     /// Reads `out.len()` bytes of the page at `offset` through the CPU (what a
@@ -78,6 +102,15 @@ impl Drop for PageMapping<'_> {
         unsafe {
             bindings::dmn_dma_unmap_page(self.dev.as_raw_device(), self.addr, self.len, FROM_DEVICE)
         };
+    }
+}
+
+/// The bus address of bytes `offset..offset + len` of a buffer of `size`
+/// bytes at `base`; `EINVAL` if they are not all inside it.
+pub(super) fn bus_range(base: DmaAddr, size: usize, offset: usize, len: usize) -> Result<DmaAddr> {
+    match offset.checked_add(len) {
+        Some(end) if end <= size => Ok(base + offset as DmaAddr),
+        _ => Err(EINVAL),
     }
 }
 
@@ -121,44 +154,177 @@ impl<'a> DmaDev<'a> {
     }
 }
 
-/// Writes `data` at bus address `addr` of `dev`, as the device's DMA engine would.
+/// Bytes the virtual device reads or writes, as the CPU sees them.
 ///
-/// The write must stay inside the page `addr` lands in; returns `EFAULT` if the
-/// address is not RAM reachable by dma-direct or the write would cross the page.
-pub(crate) fn device_write(dev: DmaDev<'_>, addr: DmaAddr, data: &[u8]) -> Result {
-    device_write_with(dev, addr, data.len(), |dst| {
-        dst.copy_from_slice(data);
-        Ok(())
-    })
+/// Device memory (a dma-buf's pages, an RX buffer a process may have mapped)
+/// can be written by its other users while the device works on it, so no
+/// Rust reference to it is ever made: bytes go in and out through raw-pointer
+/// copies only. A plain kernel buffer can be wrapped too
+/// ([`DeviceBytes::from_slice`]), so the same copy code serves both.
+///
+/// # Invariants
+///
+/// `ptr..ptr + len` is mapped and valid for reads and writes for `'a`, and
+/// nothing the kernel holds a Rust reference to.
+pub(crate) struct DeviceBytes<'a> {
+    ptr: NonNull<u8>,
+    len: usize,
+    _p: PhantomData<&'a mut [u8]>,
 }
 
-/// Lets `fill` write `len` bytes at bus address `addr` of `dev` (the NIC's DMA).
+impl<'a> DeviceBytes<'a> {
+    /// A kernel buffer, as a target (or source) of the DMA engine's copies.
+    pub(crate) fn from_slice(buf: &'a mut [u8]) -> Self {
+        // INVARIANT: the slice is valid and exclusively ours for `'a`.
+        Self {
+            ptr: NonNull::from(&mut *buf).cast(),
+            len: buf.len(),
+            _p: PhantomData,
+        }
+    }
+
+    /// Device memory at `ptr`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must be non-null and `ptr..ptr + len` mapped and valid for reads and writes for
+    /// `'a`, with no Rust reference to it.
+    unsafe fn from_raw(ptr: *mut u8, len: usize) -> Self {
+        // INVARIANT: guaranteed by the caller (a valid range is not at null).
+        Self {
+            // SAFETY: a mapped address is not null (caller).
+            ptr: unsafe { NonNull::new_unchecked(ptr) },
+            len,
+            _p: PhantomData,
+        }
+    }
+
+    /// Size in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The bytes `at..at + len`; `EINVAL` past the end.
+    pub(crate) fn window(&mut self, at: usize, len: usize) -> Result<DeviceBytes<'_>> {
+        match at.checked_add(len) {
+            Some(end) if end <= self.len => {}
+            _ => return Err(EINVAL),
+        }
+        // SAFETY: inside our range (checked), which is valid for the borrow.
+        Ok(unsafe { DeviceBytes::from_raw(self.ptr.as_ptr().add(at), len) })
+    }
+
+    /// Copies `src` to offset `at`; `EINVAL` if it does not fit.
+    pub(crate) fn write(&mut self, at: usize, src: &[u8]) -> Result {
+        let dst = self.window(at, src.len())?;
+        // SAFETY: `dst` is valid for `src.len()` bytes of writes (its invariant);
+        // `src` is a kernel slice, which device memory never is, so they do not
+        // overlap.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst.ptr.as_ptr(), src.len()) };
+        Ok(())
+    }
+
+    /// Copies bytes `at..at + dst.len()` into `dst`; `EINVAL` past the end.
+    pub(crate) fn read(&mut self, at: usize, dst: &mut [u8]) -> Result {
+        let src = self.window(at, dst.len())?;
+        // SAFETY: `src` is valid for `dst.len()` bytes of reads (its invariant);
+        // `dst` is a kernel slice, which device memory never is.
+        unsafe { core::ptr::copy_nonoverlapping(src.ptr.as_ptr(), dst.as_mut_ptr(), dst.len()) };
+        Ok(())
+    }
+
+    /// Copies all of `src` to offset `at` (device memory to device memory,
+    /// which may be the same dma-buf: a process can send from where it
+    /// receives); `EINVAL` if it does not fit.
+    pub(crate) fn copy_from(&mut self, at: usize, src: &DeviceBytes<'_>) -> Result {
+        let dst = self.window(at, src.len)?;
+        // SAFETY: both ranges are valid for `src.len` bytes (their invariants);
+        // `copy` allows them to overlap.
+        unsafe { core::ptr::copy(src.ptr.as_ptr(), dst.ptr.as_ptr(), src.len) };
+        Ok(())
+    }
+
+    /// The first byte, for C helpers that copy into the range.
+    pub(super) fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+}
+
+/// Where the DMA engine takes the bytes it writes from: a frame being sent,
+/// read in order, or a kernel buffer.
+pub(crate) trait DmaSource {
+    /// Fills all of `dst` with the source's next bytes.
+    fn fill(&mut self, dst: &mut DeviceBytes<'_>) -> Result;
+}
+
+impl DmaSource for &[u8] {
+    fn fill(&mut self, dst: &mut DeviceBytes<'_>) -> Result {
+        if self.len() < dst.len() {
+            return Err(EINVAL);
+        }
+        let (now, rest) = self.split_at(dst.len());
+        dst.write(0, now)?;
+        *self = rest;
+        Ok(())
+    }
+}
+
+/// Writes `len` bytes from `src` to bus addresses `addr..addr + len` of
+/// `dev`, as the device's DMA engine would: a page at a time, each through a
+/// temporary kernel mapping (the bus range is contiguous, its pages need not
+/// be mapped together).
 ///
-/// Same rules as [`device_write`]; `fill` gets exactly the `len` target bytes.
-pub(crate) fn device_write_with(
+/// `EFAULT` if part of the range is not RAM reachable by dma-direct.
+///
+/// # Safety
+///
+/// `addr..addr + len` must be a live DMA mapping on `dev` of memory the
+/// device may write now (an RX buffer the caller holds).
+pub(super) unsafe fn device_write(
     dev: DmaDev<'_>,
     addr: DmaAddr,
     len: usize,
-    fill: impl FnOnce(&mut [u8]) -> Result,
+    src: &mut impl DmaSource,
 ) -> Result {
-    with_bus_bytes(dev, addr, len, fill)?
-}
-
-/// Reads `out.len()` bytes at bus address `addr` of `dev`, as the device's TX
-/// DMA would (the bytes may span pages that are contiguous on the bus).
-///
-/// Returns `EFAULT` if part of the range is not RAM reachable by dma-direct.
-pub(crate) fn device_read(dev: DmaDev<'_>, addr: DmaAddr, out: &mut [u8]) -> Result {
     let mut done = 0;
-    while done < out.len() {
+    while done < len {
         let at = addr.checked_add(done as DmaAddr).ok_or(EFAULT)?;
-        let offset = (at as usize) & (kernel::page::PAGE_SIZE - 1);
-        let n = (kernel::page::PAGE_SIZE - offset).min(out.len() - done);
-        let dst = &mut out[done..done + n];
-        with_bus_bytes(dev, at, n, |src| dst.copy_from_slice(src))?;
+        let n = page_left(at).min(len - done);
+        // SAFETY: inside the caller's mapping, within one page.
+        unsafe { with_bus_bytes(dev, at, n, |dst| src.fill(dst)) }??;
         done += n;
     }
     Ok(())
+}
+
+/// Reads `out.len()` bytes at bus address `addr` of `dev`, as the device's
+/// TX DMA would (the bytes may span pages that are contiguous on the bus).
+///
+/// Returns `EFAULT` if part of the range is not RAM reachable by dma-direct.
+///
+/// # Safety
+///
+/// `addr..addr + out.len()` must be a live DMA mapping on `dev` of memory the
+/// device may read now (the frag of a frame being sent).
+pub(super) unsafe fn device_read(
+    dev: DmaDev<'_>,
+    addr: DmaAddr,
+    out: &mut DeviceBytes<'_>,
+) -> Result {
+    let mut done = 0;
+    while done < out.len() {
+        let at = addr.checked_add(done as DmaAddr).ok_or(EFAULT)?;
+        let n = page_left(at).min(out.len() - done);
+        // SAFETY: inside the caller's mapping, within one page.
+        unsafe { with_bus_bytes(dev, at, n, |src| out.copy_from(done, src)) }??;
+        done += n;
+    }
+    Ok(())
+}
+
+/// Bytes from bus address `addr` to the end of its page.
+fn page_left(addr: DmaAddr) -> usize {
+    kernel::page::PAGE_SIZE - ((addr as usize) & (kernel::page::PAGE_SIZE - 1))
 }
 
 /// Runs `f` on the `len` bytes at bus address `addr` of `dev`, through a
@@ -166,30 +332,37 @@ pub(crate) fn device_read(dev: DmaDev<'_>, addr: DmaAddr, out: &mut [u8]) -> Res
 ///
 /// `EFAULT` if the bytes would cross the page `addr` lands in, or the address
 /// is not RAM reachable by dma-direct.
-fn with_bus_bytes<R>(
+///
+/// # Safety
+///
+/// `addr..addr + len` must be a live DMA mapping on `dev` that the device
+/// may access now.
+unsafe fn with_bus_bytes<R>(
     dev: DmaDev<'_>,
     addr: DmaAddr,
     len: usize,
-    f: impl FnOnce(&mut [u8]) -> R,
+    f: impl FnOnce(&mut DeviceBytes<'_>) -> R,
 ) -> Result<R> {
-    let offset = (addr as usize) & (kernel::page::PAGE_SIZE - 1);
-    if len > kernel::page::PAGE_SIZE - offset {
+    if len > page_left(addr) {
         return Err(EFAULT);
     }
+    let offset = kernel::page::PAGE_SIZE - page_left(addr);
     // SAFETY: `dev` is a live device (its invariant); the helper only translates.
     let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw(), addr) };
     if page.is_null() {
         return Err(EFAULT);
     }
     // SAFETY: `page` is a valid RAM page (checked by the helper); the local mapping
-    // is released below, and `f` cannot map anything that outlives it.
+    // is released below, and `f` cannot keep anything that outlives it.
     let va = unsafe { bindings::dmn_kmap_local_page(page) }.cast::<u8>();
-    // SAFETY: `va + offset .. + len` lies inside the mapped page (checked above);
-    // the buffer is mapped for the device's DMA (an RX buffer the device owns, or
-    // a TX buffer its owner leaves alone until the send completes), so nobody
-    // else accesses it now.
-    let bytes = unsafe { core::slice::from_raw_parts_mut(va.add(offset), len) };
-    let r = f(bytes);
+    let Some(start) = NonNull::new(va) else {
+        return Err(EFAULT);
+    };
+    // SAFETY: `start + offset .. + len` lies inside the mapped page (checked
+    // above), mapped until the unmap below; it is device memory the caller may
+    // access (function contract), only ever copied through raw pointers.
+    let mut bytes = unsafe { DeviceBytes::from_raw(start.as_ptr().add(offset), len) };
+    let r = f(&mut bytes);
     // SAFETY: `va` is the address returned by the matching `kmap_local_page()`.
     unsafe { bindings::dmn_kunmap_local(va.cast()) };
     Ok(r)

@@ -89,9 +89,15 @@ pub(crate) trait NapiPoll: HasNapi<<Self as NapiPoll>::State> + Sized + Send + S
 /// # Safety
 ///
 /// `OFFSET` must be the byte offset of a `Napi<S>` field in `Self`, and that
-/// field must be dropped before any field the owner's poll uses (declare it
-/// first): its drop waits for a running poll and deletes the NAPI. Use
-/// [`impl_has_napi!`], which computes the offset and checks the field's type.
+/// field must be dropped before any field the owner's poll uses (declared
+/// before them), other than [`DelayedCall`]s, which refuse to be scheduled
+/// once dropped: the `Napi`'s drop stops a NAPI still polling (waiting for a
+/// running poll) and deletes it. Owners deactivate their NAPI before they are
+/// dropped; one that did not is a bug the drop reports with a kernel warning
+/// (which fails every test run) after making it safe. Use [`impl_has_napi!`],
+/// which computes the offset and checks the field's type.
+///
+/// [`DelayedCall`]: super::delayed_call::DelayedCall
 pub(crate) unsafe trait HasNapi<S> {
     /// Byte offset of the `Napi` field.
     const OFFSET: usize;
@@ -105,12 +111,13 @@ pub(crate) unsafe trait HasNapi<S> {
 }
 
 /// Implements [`HasNapi`] for `$owner` (a [`NapiPoll`]) whose `Napi` field,
-/// declared first, is `$field`.
+/// declared before the fields its poll uses, is `$field`.
 #[macro_export]
 macro_rules! impl_has_napi {
     ($owner:ty, $field:ident) => {
         // SAFETY: `offset_of!` gives the offset of the named field, whose type the
-        // function below checks to be `Napi<State>`; the caller declares it first.
+        // function below checks to be `Napi<State>`; the caller declares it
+        // before the fields the poll uses.
         unsafe impl
             $crate::abstractions::napi::HasNapi<
                 <$owner as $crate::abstractions::napi::NapiPoll>::State,
@@ -378,10 +385,18 @@ impl<S> Napi<S> {
 #[pinned_drop]
 impl<S> PinnedDrop for Napi<S> {
     fn drop(self: Pin<&mut Self>) {
-        // Owners deactivate before dropping; if one did not, the device
-        // being torn down must not keep a pointer to freed memory.
+        // Owners deactivate before dropping; if one did not, that is a bug:
+        // warn (a splat fails the test run), then stop the poll before the
+        // owner's fields go and unlink the NAPI so the device keeps no pointer
+        // to freed memory.
         if self.added.load(Ordering::Relaxed) {
-            pr_err!("NAPI dropped while still added to its device\n");
+            // SAFETY: the message is NUL-terminated.
+            unsafe {
+                bindings::dmn_warn(
+                    kernel::c_str!("devmemnic: NAPI dropped while still added to its device")
+                        .as_char_ptr(),
+                )
+            };
             // SAFETY: as in `disable` and `deactivate`: the state flags say what is
             // valid; with the owner being dropped, no device lock is held.
             unsafe {

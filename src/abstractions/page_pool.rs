@@ -4,12 +4,13 @@
 //! provider attached by the kernel (devmem), in dma-buf `net_iov`s.
 //!
 //! The driver never reads a pool buffer through the CPU: it only writes to it
-//! through its DMA address (`dma::device_write`), which works for pages and
+//! as the device would ([`Netmem::device_write`], [`HostFrag::device_write`]:
+//! through its bus address, within its bounds), which works for pages and
 //! net_iovs alike, and hands it to an skb.
 
 use super::{
     bindings,
-    dma::{DmaAddr, DmaDev},
+    dma::{bus_range, device_write, DmaAddr, DmaDev, DmaSource},
     napi::{Napi, NapiOwner},
     netdev::NetDev,
 };
@@ -22,9 +23,12 @@ use kernel::{error::from_err_ptr, prelude::*};
 ///
 /// `ptr` is a pool from `page_pool_create()` not yet destroyed, whose buffers
 /// are `buf_size` bytes, created for the NAPI `napi`, which is disabled
-/// whenever the pool is dropped (the owner's NAPI state holds it).
+/// whenever the pool is dropped (the owner's NAPI state holds it). `dev` is
+/// the device the pool maps its buffers on, live while the pool is (a net
+/// device's parent, which its queues' memory never outlives).
 pub(crate) struct PagePool {
     ptr: NonNull<bindings::page_pool>,
+    dev: *mut bindings::device,
     buf_size: usize,
     napi: *mut bindings::napi_struct,
 }
@@ -80,6 +84,7 @@ impl PagePool {
         NonNull::new(raw)
             .map(|ptr| Self {
                 ptr,
+                dev: cfg.dma_dev.as_raw(),
                 buf_size: kernel::page::PAGE_SIZE << cfg.order,
                 napi: cfg.napi.as_raw(),
             })
@@ -158,6 +163,7 @@ impl PagePool {
             raw,
             size: self.buf_size(),
             pool: self.ptr,
+            dev: self.dev,
             _p: PhantomData,
         })
     }
@@ -180,6 +186,7 @@ impl PagePool {
             dma,
             size,
             pool: self.ptr,
+            dev: self.dev,
             _p: PhantomData,
         })
     }
@@ -198,17 +205,18 @@ impl Drop for PagePool {
 /// # Invariants
 ///
 /// `raw` is a netmem of `pool` whose reference this value holds; it is
-/// `size` bytes (the pool's buffer size).
+/// `size` bytes (the pool's buffer size), mapped on `dev` (the pool's).
 pub(crate) struct Netmem<'a> {
     raw: usize,
     size: usize,
     pool: NonNull<bindings::page_pool>,
+    dev: *mut bindings::device,
     _p: PhantomData<&'a PagePool>,
 }
 
 impl Netmem<'_> {
     /// The bus address the NIC writes to.
-    pub(crate) fn dma_addr(&self) -> DmaAddr {
+    fn dma_addr(&self) -> DmaAddr {
         // SAFETY: a pool buffer of a `PP_FLAG_DMA_MAP` pool (type invariant).
         unsafe { bindings::dmn_netmem_dma_addr(self.raw) }
     }
@@ -216,6 +224,22 @@ impl Netmem<'_> {
     /// Bytes in the buffer.
     pub(crate) fn size(&self) -> usize {
         self.size
+    }
+
+    /// Writes `len` bytes from `src` at `offset` of the buffer, as the NIC's
+    /// DMA engine; `EINVAL` past the buffer, `EFAULT` if its memory is not
+    /// RAM reachable by dma-direct.
+    pub(crate) fn device_write(
+        &mut self,
+        offset: usize,
+        len: usize,
+        src: &mut impl DmaSource,
+    ) -> Result {
+        let addr = bus_range(self.dma_addr(), self.size, offset, len)?;
+        // SAFETY: `dev` is live while the pool is (its invariant), which
+        // outlives `self`; the range is inside this buffer, which we hold, so
+        // the device owns it until it is handed on.
+        unsafe { device_write(DmaDev::from_raw(self.dev), addr, len, src) }
     }
 
     /// Whether the buffer is one of `pool`'s.
@@ -244,24 +268,34 @@ impl Drop for Netmem<'_> {
 /// # Invariants
 ///
 /// `va` is the kernel address of `size` bytes of a pool page fragment this value
-/// holds a reference to; `dma` is its bus address.
+/// holds a reference to; `dma` is its bus address on `dev` (the pool's).
 pub(crate) struct HostFrag<'a> {
     va: NonNull<core::ffi::c_void>,
     dma: DmaAddr,
     size: u32,
     pool: NonNull<bindings::page_pool>,
+    dev: *mut bindings::device,
     _p: PhantomData<&'a PagePool>,
 }
 
 impl HostFrag<'_> {
-    /// The bus address the NIC writes to.
-    pub(crate) fn dma_addr(&self) -> DmaAddr {
-        self.dma
-    }
-
     /// Size in bytes.
     pub(crate) fn size(&self) -> u32 {
         self.size
+    }
+
+    /// Writes `len` bytes from `src` at `offset` of the fragment, as the
+    /// NIC's DMA engine; `EINVAL` past the fragment.
+    pub(crate) fn device_write(
+        &mut self,
+        offset: usize,
+        len: usize,
+        src: &mut impl DmaSource,
+    ) -> Result {
+        let addr = bus_range(self.dma, self.size as usize, offset, len)?;
+        // SAFETY: as in `Netmem::device_write`: the pool's live device, a range
+        // of a fragment we hold.
+        unsafe { device_write(DmaDev::from_raw(self.dev), addr, len, src) }
     }
 
     /// Gives up the reference, returning the kernel address (to `napi_build_skb`).

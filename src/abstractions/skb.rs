@@ -6,7 +6,7 @@
 
 use super::{
     bindings,
-    dma::{device_read, DmaAddr, DmaDev},
+    dma::{device_read, DeviceBytes, DmaAddr, DmaSource},
     netdev::NetDev,
 };
 use core::ptr::NonNull;
@@ -48,23 +48,6 @@ impl SkBuff {
     pub(crate) fn len(&self) -> usize {
         // SAFETY: the skb is valid (type invariant).
         unsafe { bindings::dmn_skb_len(self.ptr.as_ptr()) as usize }
-    }
-
-    /// Copies `out.len()` bytes starting at `offset`, across the linear part and frags.
-    pub(crate) fn copy_bits(&self, offset: usize, out: &mut [u8]) -> Result {
-        match offset.checked_add(out.len()) {
-            Some(end) if end <= self.len() => {}
-            _ => return Err(EINVAL),
-        }
-        // SAFETY: the skb is valid; the range was checked; `out` is writable.
-        kernel::error::to_result(unsafe {
-            bindings::skb_copy_bits(
-                self.ptr.as_ptr(),
-                offset as i32,
-                out.as_mut_ptr().cast(),
-                out.len() as i32,
-            )
-        })
     }
 
     /// Whether the CPU may read every frag (none is device memory: a dma-buf
@@ -136,14 +119,14 @@ impl SkBuff {
     }
 
     /// Copies `out.len()` bytes starting at `offset` as the NIC's DMA engine
-    /// reads a frame it sends (see [`FrameReader`]).
+    /// reads a frame `sender` sent (see [`FrameReader`]).
     pub(crate) fn read_as_device(
         &self,
-        tx_dma: DmaDev<'_>,
+        sender: Option<&NetDev>,
         offset: usize,
         out: &mut [u8],
     ) -> Result {
-        FrameReader::new(self, tx_dma, offset)?.read(out)
+        FrameReader::new(self, sender, offset)?.read(out)
     }
 
     /// The TX queue the core chose.
@@ -440,9 +423,10 @@ pub(crate) fn flush_deferred_skbs() {
 
 /// Reads a frame's bytes in order, from a start offset on, as the NIC's DMA
 /// engine reads a frame it sends: host memory through the CPU, device-memory
-/// frags (devmem TX) through their bus address on the device the sender's
-/// buffers are mapped for. Never touches unreadable memory through a kernel
-/// address.
+/// frags (devmem TX) through their bus address on the sending device's
+/// parent, where its TX bindings map them: only for a frame that device sent
+/// (`skb->dev`), else `EFAULT`. Never touches unreadable memory through a
+/// kernel address, and never makes a Rust reference to it.
 ///
 /// It keeps its place among the frags, so reading a frame page by page walks
 /// them once (`skb_copy_bits` from an offset starts over at the first frag).
@@ -452,10 +436,11 @@ pub(crate) fn flush_deferred_skbs() {
 /// `len`, `headlen` and `nr_frags` are `skb`'s length, linear length and
 /// frag count (an skb being read does not change); `frag <= nr_frags`; when
 /// `frag < nr_frags`, frag `frag` starts at frame offset `frag_start` and is
-/// `frag_size` bytes long.
+/// `frag_size` bytes long. `sender`, when set, is the device that sent
+/// `skb` (its `skb->dev`), alive for `'a`.
 pub(crate) struct FrameReader<'a> {
     skb: &'a SkBuff,
-    tx_dma: DmaDev<'a>,
+    sender: Option<&'a NetDev>,
     readable: bool,
     len: usize,
     headlen: usize,
@@ -468,18 +453,24 @@ pub(crate) struct FrameReader<'a> {
 }
 
 impl<'a> FrameReader<'a> {
-    /// A reader of `skb` from frame offset `offset` on; `tx_dma` is the device
-    /// its device-memory frags are mapped for. `EINVAL` past the frame's end.
-    pub(crate) fn new(skb: &'a SkBuff, tx_dma: DmaDev<'a>, offset: usize) -> Result<Self> {
+    /// A reader of `skb` from frame offset `offset` on. `sender` is the device
+    /// that sent it, whose TX bindings map its device-memory frags: a frame of
+    /// another device (or none) reads only its host memory. `EINVAL` past the
+    /// frame's end.
+    pub(crate) fn new(skb: &'a SkBuff, sender: Option<&'a NetDev>, offset: usize) -> Result<Self> {
         let len = skb.len();
         if offset > len {
             return Err(EINVAL);
         }
+        // INVARIANT: kept only if it is the skb's device.
+        // SAFETY: the skb is valid; its device pointer is only compared.
+        let sent_on = unsafe { bindings::dmn_skb_dev(skb.ptr.as_ptr()) };
+        let sender = sender.filter(|d| core::ptr::eq(sent_on, d.as_raw()));
         let nr_frags = skb.nr_frags();
         let headlen = skb.headlen();
         let mut r = Self {
             skb,
-            tx_dma,
+            sender,
             readable: skb.frags_readable(),
             len,
             headlen,
@@ -507,19 +498,31 @@ impl<'a> FrameReader<'a> {
     /// `EFAULT` if a frag of an unreadable frame has no bus address or is not
     /// reachable as RAM, or the frags end before the frame does.
     pub(crate) fn read(&mut self, out: &mut [u8]) -> Result {
+        self.fill(&mut DeviceBytes::from_slice(out))
+    }
+}
+
+impl DmaSource for FrameReader<'_> {
+    /// Copies the frame's next `out.len()` bytes (as [`FrameReader::read`]).
+    fn fill(&mut self, out: &mut DeviceBytes<'_>) -> Result {
         let end = match self.pos.checked_add(out.len()) {
             Some(end) if end <= self.len => end,
             _ => return Err(EINVAL),
         };
+        let raw = self.skb.ptr.as_ptr();
         let mut done = 0;
         if self.pos < self.headlen {
             let n = (self.headlen - self.pos).min(out.len());
-            // (The linear part is host memory even in an unreadable skb.)
-            self.skb.copy_bits(self.pos, &mut out[..n])?;
+            let mut dst = out.window(0, n)?;
+            // SAFETY: the skb is valid; `pos + n` is inside its linear part, which
+            // is host memory even in an unreadable skb; `dst` is writable for `n`
+            // bytes.
+            kernel::error::to_result(unsafe {
+                bindings::skb_copy_bits(raw, self.pos as i32, dst.as_mut_ptr().cast(), n as i32)
+            })?;
             done = n;
             self.pos += n;
         }
-        let raw = self.skb.ptr.as_ptr();
         while self.pos < end {
             while self.frag < self.nr_frags && self.pos >= self.frag_start + self.frag_size {
                 self.frag_start += self.frag_size;
@@ -533,7 +536,7 @@ impl<'a> FrameReader<'a> {
             }
             let in_frag = self.pos - self.frag_start;
             let n = (self.frag_size - in_frag).min(end - self.pos);
-            let dst = &mut out[done..done + n];
+            let mut dst = out.window(done, n)?;
             if self.readable {
                 // SAFETY: the skb is valid, `frag` is below its frag count and
                 // host memory (the skb is readable), and holds `in_frag + n`
@@ -548,13 +551,19 @@ impl<'a> FrameReader<'a> {
                     )
                 };
             } else {
+                let sender = self.sender.ok_or(EFAULT)?;
                 let mut addr: DmaAddr = 0;
                 // SAFETY: the skb is valid, `frag` is below its frag count;
                 // `addr` is writable.
                 if !unsafe { bindings::dmn_skb_frag_net_iov_dma(raw, self.frag, &mut addr) } {
                     return Err(EFAULT);
                 }
-                device_read(self.tx_dma, addr + in_frag as DmaAddr, dst)?;
+                // SAFETY: the frag's net_iov is mapped for the device's DMA on the
+                // sender's parent (the core checks a TX binding belongs to the
+                // device the frame is sent on, `skb->dev`, which `sender` is: type
+                // invariant) until the send completes, which it has not (we hold
+                // the skb); `in_frag + n` is inside the frag.
+                unsafe { device_read(sender.dma_dev(), addr + in_frag as DmaAddr, &mut dst)? };
             }
             done += n;
             self.pos += n;

@@ -15,7 +15,6 @@ use super::{device::Nic, tx};
 use crate::abstractions::{
     delay::monotonic_ns,
     delayed_call::{DelayedCall, DelayedCallback},
-    dma::{device_write_with, DmaDev},
     irq::{IrqHandler, IrqLine},
     module_ref::ModuleRef,
     napi::{Napi, NapiCtx, NapiOff, NapiPoll},
@@ -99,11 +98,12 @@ pub(crate) struct RxStats {
 #[pin_data]
 pub(crate) struct RxQueue {
     /// Polls the queue when its held aggregates may be due (`rx-gro-hw`).
-    /// Declared first, as `DelayedCall` requires: only the poll of an active
-    /// queue schedules it, and a queue is stopped before it is dropped.
+    /// Declared before the fields its call uses (`napi`, `irq`); its drop
+    /// disables it, so the poll, which re-arms it, cannot once it is gone.
     #[pin]
     gro_timer: DelayedCall,
-    /// Its drop stops and deletes the NAPI before the fields the poll uses go.
+    /// Declared before the fields the poll uses: its drop stops a NAPI still
+    /// polling (a bug it warns about: queues are deactivated first).
     #[pin]
     pub(crate) napi: Napi<RxState>,
     /// The queue's interrupt: raised by the sender when a frame lands on an
@@ -334,23 +334,23 @@ impl RxState {
     }
 }
 
-/// A frame from the ring and the device its sender's buffers are mapped for:
-/// what this NIC's DMA engine reads it through (devmem TX frames carry
-/// device-memory frags the CPU may not touch).
+/// A frame from the ring and the device that sent it, whose TX bindings map
+/// its device-memory frags: what this NIC's DMA engine reads it through
+/// (devmem TX frames carry frags the CPU may not touch).
 pub(super) struct Wire<'a> {
     pub(super) frame: &'a SkBuff,
-    tx_dma: DmaDev<'a>,
+    sender: &'a NetDev,
 }
 
 impl<'a> Wire<'a> {
     /// Reads `out.len()` frame bytes from `offset`.
     fn read(&self, offset: usize, out: &mut [u8]) -> Result {
-        self.frame.read_as_device(self.tx_dma, offset, out)
+        self.frame.read_as_device(Some(self.sender), offset, out)
     }
 
     /// Reads the frame in order from `offset` on.
     pub(super) fn reader(&self, offset: usize) -> Result<FrameReader<'a>> {
-        FrameReader::new(self.frame, self.tx_dma, offset)
+        FrameReader::new(self.frame, Some(self.sender), offset)
     }
 }
 
@@ -405,7 +405,7 @@ impl NapiPoll for RxQueue {
             let txq = frame.queue_mapping();
             let wire = Wire {
                 frame: &frame,
-                tx_dma: sender.dma_dev(),
+                sender,
             };
             match self.receive(ctx, st, &wire, gro, xdp.as_ref()) {
                 Ok(()) => {
@@ -812,22 +812,14 @@ impl RxQueue {
         peek: &[u8],
         len: usize,
     ) -> Result<SkBuff, RxError> {
-        let frag = pool
+        let mut frag = pool
             .alloc_frag(ctx.owner(), build_size(len as u32))
             .ok_or(RxError::NoBuffer)?;
         let headroom = rx_headroom();
-        device_write_with(
-            ctx.dev().dma_dev(),
-            frag.dma_addr() + u64::from(headroom),
-            len,
-            |dst| match peek.get(..len) {
-                Some(src) => {
-                    dst.copy_from_slice(src);
-                    Ok(())
-                }
-                None => wire.read(0, dst),
-            },
-        )?;
+        match peek.get(..len) {
+            Some(mut bytes) => frag.device_write(headroom as usize, len, &mut bytes)?,
+            None => frag.device_write(headroom as usize, len, &mut wire.reader(0)?)?,
+        }
         Ok(SkBuff::build(ctx.bh_off(), frag, headroom, len as u32)?)
     }
 
@@ -845,21 +837,16 @@ impl RxQueue {
         len: usize,
     ) -> Result<(), RxError> {
         let size = len.next_multiple_of(GRO_PACK_STRIDE);
-        let frag = pool
+        let mut frag = pool
             .alloc_frag(ctx.owner(), size as u32)
             .ok_or(RxError::NoBuffer)?;
-        let mut src = wire.reader(from)?;
-        device_write_with(ctx.dev().dma_dev(), frag.dma_addr(), len, |dst| {
-            src.read(dst)
-        })?;
+        frag.device_write(0, len, &mut wire.reader(from)?)?;
         skb.add_host_frag(frag, len as u32)?;
         Ok(())
     }
 
     /// Appends frame bytes `from..from + len` to `skb` in buffers of `pool`
-    /// (one frag per buffer, each filled a page at a time: the bus addresses
-    /// of a buffer are contiguous, its pages need not be mapped together),
-    /// reading the frame once, in order.
+    /// (one frag per buffer), reading the frame once, in order.
     fn frags_from(
         &self,
         ctx: &NapiCtx<'_>,
@@ -871,19 +858,11 @@ impl RxQueue {
     ) -> Result<(), RxError> {
         let mut off = from;
         let end = from + len;
-        let dma = ctx.dev().dma_dev();
-        let page = kernel::page::PAGE_SIZE;
         let mut src = wire.reader(from)?;
         while off < end {
-            let buf = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
+            let mut buf = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
             let n = (end - off).min(buf.size());
-            let base = buf.dma_addr();
-            let mut at = 0;
-            while at < n {
-                let m = (n - at).min(page);
-                device_write_with(dma, base + at as u64, m, |dst| src.read(dst))?;
-                at += m;
-            }
+            buf.device_write(0, n, &mut src)?;
             skb.add_netmem_frag(buf, 0, n as u32)?;
             off += n;
         }

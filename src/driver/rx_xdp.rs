@@ -9,7 +9,6 @@
 use super::rx::{QueueMem, RxError, RxQueue, Wire};
 use super::{device::Nic, tx};
 use crate::abstractions::{
-    dma::device_write_with,
     napi::NapiCtx,
     xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame, XdpProgRef, XdpVerdict},
 };
@@ -39,17 +38,15 @@ impl RxQueue {
             return Err(RxError::Fault);
         }
         let pool = &mem.header;
-        let dma = ctx.dev().dma_dev();
         let mut src = wire.reader(0)?;
-        let head = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
-        let at = head.dma_addr() + xdp_headroom() as u64;
-        device_write_with(dma, at, first, |dst| src.read(dst))?;
+        let mut head = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
+        head.device_write(xdp_headroom(), first, &mut src)?;
         let mut buf = XdpFrame::new(pool, head, first)?;
         let mut left = rest;
         while left > 0 {
-            let page = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
+            let mut page = pool.alloc_netmem(ctx.owner()).ok_or(RxError::NoBuffer)?;
             let n = left.min(page.size());
-            device_write_with(dma, page.dma_addr(), n, |dst| src.read(dst))?;
+            page.device_write(0, n, &mut src)?;
             buf.push_frag(page, n)?;
             left -= n;
         }

@@ -106,7 +106,7 @@ fn steer<'a>(
 ) -> Option<(&'a RxQueue, u32, bool)> {
     let mut peek = [0u8; STEER_PEEK];
     let n = skb.len().min(STEER_PEEK);
-    let key = match skb.read_as_device(dev.dma_dev(), 0, &mut peek[..n]) {
+    let key = match skb.read_as_device(Some(dev), 0, &mut peek[..n]) {
         Ok(()) => parse_prefix(&peek[..n], skb.len()).key,
         Err(_) => None,
     };

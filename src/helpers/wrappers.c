@@ -237,6 +237,11 @@ int dmn_napi_gro_receive(struct napi_struct *napi, struct sk_buff *skb)
 	return napi_gro_receive(napi, skb);
 }
 
+void dmn_warn(const char *msg)
+{
+	WARN(1, "%s\n", msg);
+}
+
 void dmn_napi_del(struct napi_struct *napi)
 {
 	netif_napi_del(napi);
@@ -485,6 +490,12 @@ bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_add
 		return false;
 	*addr = page_pool_get_dma_addr_netmem(skb_frag_netmem(frag)) + skb_frag_off(frag);
 	return true;
+}
+
+/* The device an skb is sent on or received by (compared, not dereferenced). */
+const struct net_device *dmn_skb_dev(const struct sk_buff *skb)
+{
+	return skb->dev;
 }
 
 void dmn_kfree_skb_any(struct sk_buff *skb)

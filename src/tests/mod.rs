@@ -2,6 +2,7 @@
 
 //! KUnit suites, run by KUnit when the module loads.
 
+mod delayed_call;
 mod logic;
 mod platform;
 mod queue;

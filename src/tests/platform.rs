@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit: the parent device and the NIC's "DMA" through bus addresses, and
-//! its reading of the frames it sends.
+//! KUnit: the parent device, the NIC's "DMA" through bus addresses (inside
+//! the buffer it is given, never past it), and its reading of the frames it
+//! sends.
 
-use crate::abstractions::dma::{device_read, device_write, DmaDev, PageMapping};
+use crate::abstractions::dma::{DeviceBytes, DmaSource, PageMapping};
 use crate::abstractions::kunit::Test;
 use crate::abstractions::platform::PlatformDevice;
 use crate::abstractions::skb::{FrameReader, SkBuff};
@@ -41,10 +42,7 @@ fn device_write_lands_in_mapped_page(test: &mut Test) {
         Err(e) => return test.fail(format_args!("dma map failed: {:?}", e)),
     };
     let data = *b"devmemnic dma write";
-    kunit_expect!(
-        test,
-        device_write(DmaDev::of_platform(&dev), mapping.dma_addr() + 100, &data).is_ok()
-    );
+    kunit_expect!(test, mapping.device_write(100, 19, &mut &data[..]).is_ok());
     let mut back = [0u8; 19];
     kunit_expect!(test, mapping.read(100, &mut back).is_ok());
     kunit_expect_eq!(test, back, data);
@@ -60,34 +58,65 @@ fn device_write_lands_in_mapped_page(test: &mut Test) {
     kunit_expect!(test, before.iter().all(|&b| b == 0));
 }
 
-fn device_write_refuses_page_overrun(test: &mut Test) {
+fn device_write_stays_inside_its_buffer(test: &mut Test) {
     let Some(dev) = test_device(test) else { return };
-    let Ok(page) = Page::alloc_page(GFP_KERNEL) else {
+    let Ok(page) = Page::alloc_page(GFP_KERNEL | __GFP_ZERO) else {
         return test.fail(format_args!("no page"));
     };
     let Ok(mapping) = PageMapping::new(&dev, page) else {
         return test.fail(format_args!("dma map failed"));
     };
-    let data = [0u8; 64];
-    let last = mapping.dma_addr() + (kernel::page::PAGE_SIZE as u64) - 32;
+    let data = [0x5au8; 64];
+    let last = kernel::page::PAGE_SIZE - 32;
+    // Past the buffer: refused before any byte moves.
     kunit_expect_eq!(
         test,
-        device_write(DmaDev::of_platform(&dev), last, &data),
-        Err(EFAULT)
+        mapping.device_write(last, 64, &mut &data[..]),
+        Err(EINVAL)
+    );
+    kunit_expect_eq!(
+        test,
+        mapping.device_write(usize::MAX, 2, &mut &data[..]),
+        Err(EINVAL)
+    );
+    let mut tail = [0xffu8; 32];
+    kunit_expect!(test, mapping.read(last, &mut tail).is_ok());
+    kunit_expect!(test, tail.iter().all(|&b| b == 0));
+    // A source shorter than the write is an error too, not stale bytes.
+    kunit_expect_eq!(
+        test,
+        mapping.device_write(0, 65, &mut &data[..]),
+        Err(EINVAL)
     );
     kunit_expect!(
         test,
-        device_write(DmaDev::of_platform(&dev), last, &data[..32]).is_ok()
+        mapping.device_write(last, 32, &mut &data[..32]).is_ok()
     );
+    kunit_expect!(test, mapping.read(last, &mut tail).is_ok());
+    kunit_expect!(test, tail.iter().all(|&b| b == 0x5a));
 }
 
-fn device_write_refuses_non_ram_address(test: &mut Test) {
-    let Some(dev) = test_device(test) else { return };
-    // Far above any RAM a test machine has: no valid pfn.
+fn device_bytes_copy_within_bounds(test: &mut Test) {
+    let mut a = [1u8; 16];
+    let mut b = [2u8; 8];
+    let mut dst = DeviceBytes::from_slice(&mut a);
+    let src = DeviceBytes::from_slice(&mut b);
+    kunit_expect!(test, dst.copy_from(8, &src).is_ok());
+    kunit_expect_eq!(test, dst.copy_from(9, &src), Err(EINVAL));
+    kunit_expect_eq!(test, dst.write(16, b"x"), Err(EINVAL));
+    kunit_expect!(test, dst.window(4, 13).is_err());
+    let mut out = [0u8; 4];
+    kunit_expect!(test, dst.read(6, &mut out).is_ok());
+    kunit_expect_eq!(test, out, [1, 1, 2, 2]);
+    // A slice source advances as it fills.
+    let mut s: &[u8] = b"abcdef";
+    let mut c = [0u8; 4];
+    kunit_expect!(test, s.fill(&mut DeviceBytes::from_slice(&mut c)).is_ok());
+    kunit_expect_eq!(test, s, b"ef");
     kunit_expect_eq!(
         test,
-        device_write(DmaDev::of_platform(&dev), 1u64 << 62, b"x"),
-        Err(EFAULT)
+        s.fill(&mut DeviceBytes::from_slice(&mut c)),
+        Err(EINVAL)
     );
 }
 
@@ -99,15 +128,17 @@ fn device_read_sees_what_was_written(test: &mut Test) {
     let Ok(mapping) = PageMapping::new(&dev, page) else {
         return test.fail(format_args!("dma map failed"));
     };
-    let dma = DmaDev::of_platform(&dev);
     let data = *b"read back by bus address";
-    let at = mapping.dma_addr() + (kernel::page::PAGE_SIZE as u64) - data.len() as u64;
-    kunit_expect!(test, device_write(dma, at, &data).is_ok());
+    let at = kernel::page::PAGE_SIZE - data.len();
+    kunit_expect!(
+        test,
+        mapping.device_write(at, data.len(), &mut &data[..]).is_ok()
+    );
     let mut back = [0u8; 24];
-    kunit_expect!(test, device_read(dma, at, &mut back).is_ok());
+    kunit_expect!(test, mapping.device_read(at, &mut back).is_ok());
     kunit_expect_eq!(test, back, data);
-    // An address that names no RAM is refused, not read.
-    kunit_expect_eq!(test, device_read(dma, 1u64 << 62, &mut back), Err(EFAULT));
+    // Past the page: refused, not read.
+    kunit_expect_eq!(test, mapping.device_read(at + 1, &mut back), Err(EINVAL));
 }
 
 /// Byte `k` of the frames `SkBuff::test_frame_with_frags` makes.
@@ -116,8 +147,6 @@ fn frame_byte(k: usize) -> u8 {
 }
 
 fn frame_reader_walks_head_and_frags_in_order(test: &mut Test) {
-    let Some(dev) = test_device(test) else { return };
-    let dma = DmaDev::of_platform(&dev);
     // 66 header bytes, then five 3000-byte frags: 15066 bytes.
     let Ok(skb) = SkBuff::test_frame_with_frags(66, 5, 3000) else {
         return test.fail(format_args!("no test frame"));
@@ -126,7 +155,7 @@ fn frame_reader_walks_head_and_frags_in_order(test: &mut Test) {
     let mut page = [0u8; 4096];
     // As the receive path reads it: from the payload's start, a page at a
     // time, across frag boundaries.
-    let Ok(mut r) = FrameReader::new(&skb, dma, 66) else {
+    let Ok(mut r) = FrameReader::new(&skb, None, 66) else {
         return test.fail(format_args!("no reader"));
     };
     let mut pos = 66;
@@ -142,17 +171,17 @@ fn frame_reader_walks_head_and_frags_in_order(test: &mut Test) {
     kunit_expect_eq!(test, r.read(&mut page[..1]), Err(EINVAL));
     // From inside the head into the second frag, and from inside a frag.
     let mut some = [0u8; 3100];
-    kunit_expect!(test, skb.read_as_device(dma, 40, &mut some).is_ok());
+    kunit_expect!(test, skb.read_as_device(None, 40, &mut some).is_ok());
     kunit_expect!(test, (0..some.len()).all(|i| some[i] == frame_byte(40 + i)));
-    kunit_expect!(test, skb.read_as_device(dma, 9000, &mut some[..7]).is_ok());
+    kunit_expect!(test, skb.read_as_device(None, 9000, &mut some[..7]).is_ok());
     kunit_expect!(test, (0..7).all(|i| some[i] == frame_byte(9000 + i)));
     // Past the end: refused.
     kunit_expect_eq!(
         test,
-        skb.read_as_device(dma, 15060, &mut some[..7]),
+        skb.read_as_device(None, 15060, &mut some[..7]),
         Err(EINVAL)
     );
-    kunit_expect!(test, FrameReader::new(&skb, dma, 15067).is_err());
+    kunit_expect!(test, FrameReader::new(&skb, None, 15067).is_err());
 }
 
 kunit_suite!(
@@ -161,8 +190,8 @@ kunit_suite!(
     [
         parent_has_64bit_dma_mask,
         device_write_lands_in_mapped_page,
-        device_write_refuses_page_overrun,
-        device_write_refuses_non_ram_address,
+        device_write_stays_inside_its_buffer,
+        device_bytes_copy_within_bounds,
         device_read_sees_what_was_written,
         frame_reader_walks_head_and_frags_in_order,
     ]
