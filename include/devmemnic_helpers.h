@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * C helpers linked into devmemnic.ko (src/helpers/): thin wrappers of static
- * inline functions and macros that bindgen cannot call (wrappers.c), what
- * differs between 6.12 and 7.2 (compat.c), page-pool internals, the deferred
- * skb flush, module references, parameters, the debugfs knob, delayed
- * calls and the queues' interrupt lines (irq_lines.c).
+ * inline functions and macros that bindgen cannot call, a file per subsystem
+ * as rust/helpers/ has them (dma.c, kernel.c, napi.c, netdev.c,
+ * page_pool.c, ring.c, skb.c, and kunit.c's test frames), what differs
+ * between the kernels (compat.c), page-pool internals, the deferred skb
+ * flush, module references, parameters, the debugfs knob, delayed calls,
+ * the queues' interrupt lines (irq_lines.c) and native XDP (xdp.c).
  */
 #ifndef DEVMEMNIC_HELPERS_H
 #define DEVMEMNIC_HELPERS_H

@@ -19,34 +19,11 @@ use super::{
 use core::marker::PhantomData;
 use kernel::{build_error, error::from_result, prelude::*, str::CStr};
 
-/// A TCP flow steering rule as ethtool describes it (`ethtool -N ... flow-type
-/// tcp4|tcp6`): flows whose fields match under the masks go to `queue`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub(crate) struct FlowRule {
-    /// Rule slot (`loc`).
-    pub(crate) loc: u32,
-    /// IPv6 (`tcp6`, `udp6`), else IPv4.
-    pub(crate) ipv6: bool,
-    /// UDP (`udp4`, `udp6`), else TCP.
-    pub(crate) udp: bool,
-    /// Source address and mask (IPv4 in the first 4 bytes), network order.
-    pub(crate) src: [u8; 16],
-    pub(crate) src_mask: [u8; 16],
-    /// Destination address and mask.
-    pub(crate) dst: [u8; 16],
-    pub(crate) dst_mask: [u8; 16],
-    /// Source port and mask (host order).
-    pub(crate) sport: u16,
-    pub(crate) sport_mask: u16,
-    /// Destination port and mask.
-    pub(crate) dport: u16,
-    pub(crate) dport_mask: u16,
-    /// Target RX queue, or with `rss` the offset added to the table's entry.
-    pub(crate) queue: u32,
-    /// `context C` (`FLOW_RSS`): matching flows are spread by RSS context
-    /// `C` (0: the device's own table).
-    pub(crate) rss: Option<u32>,
-}
+/// A flow steering rule as ethtool describes it (`ethtool -N ... flow-type
+/// tcp4|udp4|tcp6|udp6`): the driver's own rule type, plain data from
+/// `src/logic/` (which depends on `core` only), so no conversion sits
+/// between what ethtool asks and what the steering tables hold.
+pub(crate) use crate::logic::steering::NtupleRule as FlowRule;
 
 /// A flow type of `ethtool -n|-N DEV rx-flow-hash FLOW`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,30 +11,59 @@ use super::{
 };
 use core::marker::PhantomData;
 
-/// Counters of one RX queue for qstats.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct QueueRxStats {
-    pub(crate) packets: u64,
-    pub(crate) bytes: u64,
-    pub(crate) alloc_fail: u64,
-    pub(crate) hw_drops: u64,
-    pub(crate) hw_gro_packets: u64,
-    pub(crate) hw_gro_bytes: u64,
-    pub(crate) hw_gro_wire_packets: u64,
-    pub(crate) hw_gro_wire_bytes: u64,
+/// Declares a qstats struct from the fields of its C `netdev_queue_stats_*`
+/// it fills: the struct, its copy into the C struct, and `+=` (sums over
+/// queues), from one list.
+macro_rules! queue_stats {
+    ($(#[$meta:meta])* $name:ident => $c:ident { $($field:ident),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Default, Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct $name {
+            $(pub(crate) $field: u64,)+
+        }
+
+        impl $name {
+            /// Fills the fields this driver reports (the core set the others
+            /// to "not reported").
+            fn put(&self, out: &mut bindings::$c) {
+                $(out.$field = self.$field;)+
+            }
+        }
+
+        impl core::ops::AddAssign for $name {
+            fn add_assign(&mut self, o: Self) {
+                $(self.$field += o.$field;)+
+            }
+        }
+    };
 }
 
-/// Counters of one TX queue for qstats.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct QueueTxStats {
-    pub(crate) packets: u64,
-    pub(crate) bytes: u64,
-    pub(crate) hw_drops: u64,
-    pub(crate) stop: u64,
-    pub(crate) wake: u64,
-    pub(crate) hw_gso_packets: u64,
-    pub(crate) hw_gso_bytes: u64,
-    pub(crate) hw_gso_wire_packets: u64,
+queue_stats! {
+    /// Counters of one RX queue for qstats.
+    QueueRxStats => netdev_queue_stats_rx {
+        packets,
+        bytes,
+        alloc_fail,
+        hw_drops,
+        hw_gro_packets,
+        hw_gro_bytes,
+        hw_gro_wire_packets,
+        hw_gro_wire_bytes,
+    }
+}
+
+queue_stats! {
+    /// Counters of one TX queue for qstats.
+    QueueTxStats => netdev_queue_stats_tx {
+        packets,
+        bytes,
+        hw_drops,
+        stop,
+        wake,
+        hw_gso_packets,
+        hw_gso_bytes,
+        hw_gso_wire_packets,
+    }
 }
 
 /// A device that reports per-queue counters.
@@ -52,28 +81,6 @@ pub(crate) trait QueueStats: NetDevOps {
 struct StatTable<T>(PhantomData<T>);
 
 impl<T: QueueStats> StatTable<T> {
-    fn put_rx(s: &QueueRxStats, out: &mut bindings::netdev_queue_stats_rx) {
-        out.packets = s.packets;
-        out.bytes = s.bytes;
-        out.alloc_fail = s.alloc_fail;
-        out.hw_drops = s.hw_drops;
-        out.hw_gro_packets = s.hw_gro_packets;
-        out.hw_gro_bytes = s.hw_gro_bytes;
-        out.hw_gro_wire_packets = s.hw_gro_wire_packets;
-        out.hw_gro_wire_bytes = s.hw_gro_wire_bytes;
-    }
-
-    fn put_tx(s: &QueueTxStats, out: &mut bindings::netdev_queue_stats_tx) {
-        out.packets = s.packets;
-        out.bytes = s.bytes;
-        out.hw_drops = s.hw_drops;
-        out.stop = s.stop;
-        out.wake = s.wake;
-        out.hw_gso_packets = s.hw_gso_packets;
-        out.hw_gso_bytes = s.hw_gso_bytes;
-        out.hw_gso_wire_packets = s.hw_gso_wire_packets;
-    }
-
     /// # Safety
     ///
     /// Called by the core with a live device of ours and a writable `out`.
@@ -85,7 +92,7 @@ impl<T: QueueStats> StatTable<T> {
         let Ok(idx) = u32::try_from(idx) else { return };
         // SAFETY: as the function's contract says.
         let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
-        Self::put_rx(&T::queue_stats_rx(nd, data, idx), out);
+        T::queue_stats_rx(nd, data, idx).put(out);
     }
 
     /// # Safety
@@ -99,7 +106,7 @@ impl<T: QueueStats> StatTable<T> {
         let Ok(idx) = u32::try_from(idx) else { return };
         // SAFETY: as the function's contract says.
         let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
-        Self::put_tx(&T::queue_stats_tx(nd, data, idx), out);
+        T::queue_stats_tx(nd, data, idx).put(out);
     }
 
     /// # Safety
@@ -114,8 +121,8 @@ impl<T: QueueStats> StatTable<T> {
         let (nd, data, rx, tx) =
             unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *rx, &mut *tx) };
         let (r, t) = T::base_stats(nd, data);
-        Self::put_rx(&r, rx);
-        Self::put_tx(&t, tx);
+        r.put(rx);
+        t.put(tx);
     }
 
     const VTABLE: bindings::netdev_stat_ops = bindings::netdev_stat_ops {

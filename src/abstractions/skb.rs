@@ -88,7 +88,8 @@ impl SkBuff {
 
     /// Makes this skb the coalesced packet of `segs` TCP segments of `mss`
     /// bytes (the last may be shorter), whose headers the caller rewrote for
-    /// the whole (see `dmn_skb_gro_complete`). `layout` gives the offsets from
+    /// the whole, TCP checksum field included (the pseudo-header sum, as
+    /// `CHECKSUM_PARTIAL` wants it). `layout` gives the offsets from
     /// the Ethernet header; `EINVAL` unless its headers are in the linear part.
     pub(crate) fn complete_gro(&mut self, layout: &GroLayout, mss: u16, segs: u16) -> Result {
         let ip_len = if layout.inner_v6 { 40 } else { 20 };

@@ -3,7 +3,10 @@
 //! The device type: its `net_device_ops` (open, stop, transmit, MTU, link
 //! counters) and the set of ops tables every devmemnic device gets.
 
-use super::{pair::NicPriv, queues, tx, xdp};
+use super::{
+    nic::{Nic, NicPriv},
+    queues, stats, tx, xdp,
+};
 use crate::abstractions::{
     ethtool::Extack,
     netdev::NetDev,
@@ -12,9 +15,6 @@ use crate::abstractions::{
     xdp::{XdpProg, XdpXmitBatch},
 };
 use kernel::prelude::*;
-
-/// A devmemnic device: implements every ops trait of the abstraction layer.
-pub(crate) struct Nic;
 
 /// What every devmemnic device offers: ethtool, qstats and the queue-management
 /// API (which makes it a devmem- and zcrx-capable, ops-locked device).
@@ -56,21 +56,7 @@ impl NetDevOps for Nic {
     }
 
     fn get_stats64(_dev: &NetDev, data: &NicPriv) -> LinkStats {
-        let me = data.me();
-        let mut s = LinkStats::default();
-        for q in me.rxqs.iter() {
-            s.rx_packets += q.stats.packets.get();
-            s.rx_bytes += q.stats.bytes.get();
-            s.rx_dropped += q.stats.drops.get() + q.stats.alloc_fail.get();
-            s.tx_packets += q.stats.xdp_tx.get();
-            s.tx_bytes += q.stats.xdp_tx_bytes.get();
-        }
-        for t in me.txqs.iter() {
-            s.tx_packets += t.packets.get() + t.xdp_xmit.get();
-            s.tx_bytes += t.bytes.get() + t.xdp_xmit_bytes.get();
-            s.tx_dropped += t.dropped.get();
-        }
-        s
+        stats::link_stats(data)
     }
 
     fn change_mtu(dev: &NetDev, data: &NicPriv, mtu: u32) -> Result {

@@ -4,11 +4,10 @@
 //! rules, per-queue counters.
 
 use super::{
-    device::Nic,
-    pair::NicPriv,
+    nic::{Nic, NicPriv},
     queues,
     rx::{HDS_THRESH_MAX, RING_MAX, RING_MIN},
-    stats::{RX_STATS, RX_STAT_NAMES, TX_STATS, TX_STAT_NAMES},
+    stats::{RxStats, TxStats},
     tx,
 };
 use crate::abstractions::{
@@ -20,53 +19,13 @@ use crate::abstractions::{
 };
 use crate::logic::{
     steering::{
-        hash_class, InsertError, NtupleRule, HASH_ADDRS, HASH_IP_DST, HASH_IP_SRC, HASH_L4_DST,
-        HASH_L4_SRC, INDIR_SIZE, MAX_RSS_CONTEXTS, MAX_RULES,
+        hash_class, InsertError, HASH_ADDRS, HASH_IP_DST, HASH_IP_SRC, HASH_L4_DST, HASH_L4_SRC,
+        INDIR_SIZE, MAX_RSS_CONTEXTS, MAX_RULES,
     },
     toeplitz::RSS_KEY_LEN,
 };
 use core::sync::atomic::Ordering;
 use kernel::{c_str, prelude::*};
-
-impl From<&FlowRule> for NtupleRule {
-    fn from(r: &FlowRule) -> Self {
-        NtupleRule {
-            loc: r.loc,
-            ipv6: r.ipv6,
-            udp: r.udp,
-            src: r.src,
-            src_mask: r.src_mask,
-            dst: r.dst,
-            dst_mask: r.dst_mask,
-            sport: r.sport,
-            sport_mask: r.sport_mask,
-            dport: r.dport,
-            dport_mask: r.dport_mask,
-            queue: r.queue,
-            rss: r.rss,
-        }
-    }
-}
-
-impl From<&NtupleRule> for FlowRule {
-    fn from(r: &NtupleRule) -> Self {
-        FlowRule {
-            loc: r.loc,
-            ipv6: r.ipv6,
-            udp: r.udp,
-            src: r.src,
-            src_mask: r.src_mask,
-            dst: r.dst,
-            dst_mask: r.dst_mask,
-            sport: r.sport,
-            sport_mask: r.sport_mask,
-            dport: r.dport,
-            dport_mask: r.dport_mask,
-            queue: r.queue,
-            rss: r.rss,
-        }
-    }
-}
 
 #[vtable]
 impl EthtoolOps for Nic {
@@ -289,14 +248,12 @@ impl EthtoolOps for Nic {
     const MAX_RULES: u32 = MAX_RULES as u32;
 
     fn rules(_dev: &NetDev, data: &NicPriv, out: &mut dyn FnMut(&FlowRule)) {
-        data.me()
-            .steering
-            .read(|s| s.rules().iter().for_each(|r| out(&r.into())));
+        data.me().steering.read(|s| s.rules().iter().for_each(out));
     }
 
     fn insert_rule(dev: &NetDev, data: &NicPriv, rule: FlowRule, loc: Option<u32>) -> Result<u32> {
         let active = dev.real_num_rx_queues();
-        let mut rule = NtupleRule::from(&rule);
+        let mut rule = rule;
         let mut placed = 0;
         data.me().steering.update(|s| {
             // Every queue the rule can pick must be active: its own, or its
@@ -417,21 +374,21 @@ impl EthtoolOps for Nic {
         })
     }
 
-    const RX_QUEUE_STATS: &'static [&'static str] = &RX_STAT_NAMES;
-    const TX_QUEUE_STATS: &'static [&'static str] = &TX_STAT_NAMES;
+    const RX_QUEUE_STATS: &'static [&'static str] = RxStats::NAMES;
+    const TX_QUEUE_STATS: &'static [&'static str] = TxStats::NAMES;
 
     fn rx_queue_stats(_dev: &NetDev, data: &NicPriv, q: u32, out: &mut [u64]) {
         if let Some(q) = data.me().rxqs.get(q as usize) {
-            for (slot, (_, f)) in out.iter_mut().zip(RX_STATS.iter()) {
-                *slot = f(&q.stats).get();
+            for (slot, v) in out.iter_mut().zip(q.stats.values()) {
+                *slot = v;
             }
         }
     }
 
     fn tx_queue_stats(_dev: &NetDev, data: &NicPriv, q: u32, out: &mut [u64]) {
         if let Some(t) = data.me().txqs.get(q as usize) {
-            for (slot, (_, f)) in out.iter_mut().zip(TX_STATS.iter()) {
-                *slot = f(t).get();
+            for (slot, v) in out.iter_mut().zip(t.stats.values()) {
+                *slot = v;
             }
         }
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The virtual NIC, in safe Rust on the abstraction layer, one concern a file:
-//! `pair` (devices and their shared state, teardown), `device` (net device
+//! `nic` (the shared types: the device type, its private data, a pair's
+//! state), `pair` (creating a pair, teardown), `device` (net device
 //! ops), `tx` (transmit and steering), `rx` (RX queues and their NAPI poll:
 //! header split, the "DMA"), `rx_gro` (the aggregates of receive
 //! coalescing), `xdp` and `rx_xdp` (native XDP: attaching, and the receive
@@ -10,6 +11,7 @@
 
 pub(crate) mod device;
 pub(crate) mod ethtool;
+pub(crate) mod nic;
 pub(crate) mod pair;
 pub(crate) mod queues;
 pub(crate) mod rx;

@@ -4,19 +4,20 @@
 //!
 //! A frame sent on one side (`tx.rs`) is steered to an RX queue of the other
 //! side, queued on that queue's ring, and received in that queue's NAPI poll
-//! (`rx.rs`), which "DMA"s it into page-pool buffers. This file holds the
-//! pair's shared state, its creation and its teardown.
+//! (`rx.rs`), which "DMA"s it into page-pool buffers. This file creates a
+//! pair and tears it down; its state is in `nic.rs`.
 
 use super::{
-    device::{Nic, VTABLES},
-    rx::{QueueMem, RxQueue, RING_SIZE},
-    tx::TxStats,
+    device::VTABLES,
+    nic::{Nic, NicPriv, PairState, Side},
+    rx::{RxQueue, RING_SIZE},
+    tx::TxQueue,
 };
 use crate::abstractions::{
     boxed::box_copy,
     debugfs::DebugfsRoot,
     delay::msleep,
-    delayed_call::{DelayedCall, DelayedCallback},
+    delayed_call::DelayedCall,
     irq::{IrqDomain, IrqLine},
     netdev::{default_features, feature_gro_hw, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
     page_pool::wait_for_provider_release,
@@ -27,7 +28,7 @@ use crate::abstractions::{
 };
 use crate::logic::{steering::Steering, toeplitz::DEFAULT_RSS_KEY};
 use core::sync::atomic::{AtomicBool, AtomicU32};
-use kernel::{c_str, prelude::*, str::CString, sync::Arc, sync::Mutex};
+use kernel::{c_str, prelude::*, str::CString, sync::Arc};
 
 /// Smallest MTU (IPv4's minimum).
 pub(crate) const MIN_MTU: u32 = 68;
@@ -35,142 +36,6 @@ pub(crate) const MIN_MTU: u32 = 68;
 pub(crate) const MAX_MTU: u32 = 9216;
 /// TCP data split of a new device: on, which is what this NIC is for.
 const SPLIT_DEFAULT: bool = true;
-
-/// One device of a pair.
-#[pin_data]
-pub(crate) struct Side {
-    /// Reaps the graveyard while it keeps memory (declared first: its drop
-    /// waits for a running reap before the graveyard goes).
-    #[pin]
-    reaper: DelayedCall,
-    pub(crate) rxqs: KVec<Pin<KBox<RxQueue>>>,
-    /// The RX queues' interrupt lines (each line keeps the domain alive).
-    _irqs: IrqDomain,
-    pub(crate) txqs: KVec<TxStats>,
-    #[pin]
-    pub(crate) steering: RcuBox<Steering>,
-    /// The XDP program this device runs on receive (native mode).
-    pub(crate) xdp: XdpSlot,
-    /// Configured TCP data split; queues pick it up when their memory is (re)built.
-    pub(crate) header_split: AtomicBool,
-    /// Combined channels (an RX and a TX queue each; `ethtool -L combined`):
-    /// the active queues beyond them are RX-only or TX-only channels.
-    pub(crate) combined: AtomicU32,
-    /// TX ring entries (`ethtool -G tx`): frames this device may have waiting
-    /// in the receiving queue they were steered to before its TX queue stops.
-    pub(crate) tx_ring: AtomicU32,
-    /// Retired devmem queue memory whose buffers are still out (see `retire`).
-    #[pin]
-    graveyard: Mutex<KVec<Option<QueueMem>>>,
-    pub(crate) parent: PlatformDevice,
-}
-
-impl Side {
-    /// Frees queue memory taken out of a queue, or keeps it while its devmem
-    /// buffers are out. Destroying a devmem pool with buffers out defers its
-    /// release, which then frees the binding and detaches the dma-buf from our
-    /// parent device, possibly after the module is gone. Kept here, the pool
-    /// takes its buffers back and is destroyed (released at once) by `reap`.
-    pub(crate) fn retire(&self, mem: Option<QueueMem>) {
-        let Some(mem) = mem else { return };
-        if mem.is_devmem() && mem.outstanding() > 0 {
-            let mut g = self.graveyard.lock();
-            match g.iter_mut().find(|s| s.is_none()) {
-                Some(slot) => *slot = Some(mem),
-                None => {
-                    if let Err(e) = g.push(Some(mem), GFP_KERNEL) {
-                        // Nowhere to keep it: keep the parent device instead.
-                        pr_warn!("no memory to keep a retired devmem queue ({:?})\n", e);
-                        self.parent.pin_forever();
-                    }
-                }
-            }
-        }
-        self.reap_or_look_again();
-    }
-
-    /// Reaps; while memory is still kept, looks again later: nothing tells us
-    /// when its buffers are back, and the binding (and its dma-buf) should go
-    /// soon after the last one.
-    fn reap_or_look_again(&self) {
-        if self.reap() > 0 {
-            DelayedCall::schedule(self, REAP_INTERVAL_MS);
-        }
-    }
-
-    /// Frees retired memory whose buffers have all come back; returns how much
-    /// is still kept.
-    pub(crate) fn reap(&self) -> usize {
-        let mut g = self.graveyard.lock();
-        let mut kept = 0;
-        for slot in g.iter_mut() {
-            match slot {
-                Some(m) if m.outstanding() > 0 => kept += 1,
-                Some(_) => drop(slot.take()),
-                None => {}
-            }
-        }
-        kept
-    }
-}
-
-/// How often retired memory is checked for its buffers' return.
-const REAP_INTERVAL_MS: u32 = 200;
-
-impl DelayedCallback for Side {
-    fn run(&self) {
-        self.reap_or_look_again();
-    }
-}
-
-crate::impl_has_delayed_call!(Side, reaper);
-
-/// The state both devices of a pair share.
-#[pin_data]
-pub(crate) struct PairState {
-    #[pin]
-    side0: Side,
-    #[pin]
-    side1: Side,
-}
-
-impl PairState {
-    /// Side 0 or 1.
-    pub(crate) fn side(&self, i: usize) -> &Side {
-        if i & 1 == 0 {
-            &self.side0
-        } else {
-            &self.side1
-        }
-    }
-}
-
-/// A device's private data: its pair and which side it is.
-pub(crate) struct NicPriv {
-    pub(crate) pair: Arc<PairState>,
-    pub(crate) side: usize,
-}
-
-impl NicPriv {
-    /// The private data of side `side` of `pair`, as its callbacks get it.
-    #[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
-    pub(crate) fn for_test(pair: &Pair, side: usize) -> Self {
-        Self {
-            pair: pair.state.clone(),
-            side,
-        }
-    }
-
-    /// This device's side.
-    pub(crate) fn me(&self) -> &Side {
-        self.pair.side(self.side)
-    }
-
-    /// The other device's side.
-    pub(crate) fn peer(&self) -> &Side {
-        self.pair.side(1 - self.side)
-    }
-}
 
 /// How many queues each device of a pair has and uses, and how its RSS-context
 /// rules pick a queue.
@@ -200,7 +65,7 @@ fn new_side(
         let name = CString::try_from_fmt(format_args!("dmnic{devnum}-rx-{i}"))?;
         IrqLine::request(q.as_ref(), &irqs, i, &name)?;
         rxqs.push(q, GFP_KERNEL)?;
-        txqs.push(TxStats::default(), GFP_KERNEL)?;
+        txqs.push(TxQueue::default(), GFP_KERNEL)?;
     }
     let mut steering = box_copy(&Steering::EMPTY, GFP_KERNEL)?;
     let queues = shape.queues;
@@ -303,6 +168,17 @@ impl Pair {
             }
         };
         Ok(Self { devs, state: pair })
+    }
+}
+
+impl NicPriv {
+    /// The private data of side `side` of `pair`, as its callbacks get it.
+    #[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
+    pub(crate) fn for_test(pair: &Pair, side: usize) -> Self {
+        Self {
+            pair: pair.state.clone(),
+            side,
+        }
     }
 }
 

@@ -5,8 +5,7 @@
 //! management API (`netdev_rx_queue_restart()`: memory provider bind/unbind).
 
 use super::{
-    device::Nic,
-    pair::NicPriv,
+    nic::{Nic, NicPriv},
     rx::{QueueMem, RxQueue},
     tx,
 };

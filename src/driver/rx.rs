@@ -10,8 +10,8 @@
 //! memory (the linear fallback). Each payload byte is copied once: the NIC's DMA.
 
 use super::rx_gro::{GroTable, Held, Slot, GRO_IDLE_FLUSH_MS};
-use super::stats::Counter;
-use super::{device::Nic, tx};
+use super::stats::RxStats;
+use super::{nic::Nic, tx};
 use crate::abstractions::{
     delay::monotonic_ns,
     delayed_call::{DelayedCall, DelayedCallback},
@@ -41,58 +41,6 @@ const GRO_PACK_MAX: usize = 1024;
 const GRO_PACK_STRIDE: usize = 64;
 /// Largest header-split threshold (`ethtool -G hds-thresh`): a page of payload.
 pub(crate) const HDS_THRESH_MAX: u32 = 4096;
-
-/// Per-RX-queue counters (`ethtool -S`, qstats).
-#[derive(Default)]
-pub(crate) struct RxStats {
-    /// Frames delivered to the stack.
-    pub(crate) packets: Counter,
-    /// Bytes delivered.
-    pub(crate) bytes: Counter,
-    /// Frames received with header split (headers host, payload pool).
-    pub(crate) hds_packets: Counter,
-    /// Of those, frames whose payload went to dma-buf memory (devmem).
-    pub(crate) devmem_packets: Counter,
-    /// Frames received whole into host memory (no split possible or wanted).
-    pub(crate) linear: Counter,
-    /// Of those, TCP frames not split because their payload (per segment) was
-    /// at or below the header-split threshold.
-    pub(crate) below_hds_thresh: Counter,
-    /// Frames dropped: no buffer from a pool.
-    pub(crate) alloc_fail: Counter,
-    /// Frames dropped: ring full, queue down, DMA failure, or too large for
-    /// the XDP program.
-    pub(crate) drops: Counter,
-    /// Packets coalesced from two or more frames (`rx-gro-hw`) delivered.
-    pub(crate) gro_packets: Counter,
-    /// Their bytes.
-    pub(crate) gro_bytes: Counter,
-    /// The frames they were coalesced from.
-    pub(crate) gro_wire_packets: Counter,
-    /// Those frames' bytes.
-    pub(crate) gro_wire_bytes: Counter,
-    /// Frames whose payload joined a held aggregate (the others are counted
-    /// as `hds_packets` or `linear` when built).
-    pub(crate) gro_merged: Counter,
-    /// Frames of aggregates dropped, not delivered: their queue's memory was
-    /// replaced (a ring reset) while they were held.
-    pub(crate) gro_discarded: Counter,
-    /// Frames an XDP program dropped (`XDP_DROP`).
-    pub(crate) xdp_drop: Counter,
-    /// Frames an XDP program redirected (`XDP_REDIRECT`) that their target took.
-    pub(crate) xdp_redirect: Counter,
-    /// Frames an XDP program sent back out (`XDP_TX`), and their bytes: this
-    /// channel's XDP TX ring, reported with its TX queue.
-    pub(crate) xdp_tx: Counter,
-    pub(crate) xdp_tx_bytes: Counter,
-    /// `XDP_TX` frames the peer could not take (down, or its ring full).
-    pub(crate) xdp_tx_errors: Counter,
-    /// `XDP_ABORTED`, unknown actions, failed redirects, and frames no skb
-    /// could be built for.
-    pub(crate) xdp_exception: Counter,
-    /// Frames too large for the attached program (counted in `drops` too).
-    pub(crate) xdp_oversize: Counter,
-}
 
 /// One RX queue: the ring the peer fills and the NAPI that empties it.
 #[pin_data]

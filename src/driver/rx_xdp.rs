@@ -7,7 +7,7 @@
 //! straight back to the pool.
 
 use super::rx::{QueueMem, RxError, RxQueue, Wire};
-use super::{device::Nic, tx};
+use super::{nic::Nic, tx};
 use crate::abstractions::{
     napi::NapiCtx,
     xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame, XdpProgRef, XdpVerdict},

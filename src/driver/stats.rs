@@ -2,10 +2,17 @@
 
 //! Counters read by ethtool and netlink while the datapath updates them, and
 //! the per-queue statistics (qstats) the netdev family reports.
+//!
+//! Each queue counter is declared once, in [`RxStats`] or [`TxStats`]: that
+//! one line makes the field the datapath bumps, its `ethtool -S` entry
+//! (`rx<N>_<name>`, `tx<N>_<name>`) and, with `=> field`, the qstats field it
+//! reports as; the device's link counters (`ip -s link`) and the qstats of
+//! deactivated queues are sums of the qstats.
 
-use super::{device::Nic, pair::NicPriv, rx::RxStats, tx::TxStats};
+use super::nic::{Nic, NicPriv, Side};
 use crate::abstractions::{
     netdev::NetDev,
+    netdev_ops::LinkStats,
     qstats::{QueueRxStats, QueueStats, QueueTxStats},
 };
 use core::sync::atomic::{AtomicU64, Ordering};
@@ -38,139 +45,190 @@ impl Counter {
     }
 }
 
-/// The per-RX-queue counters of `ethtool -S` (`rx<N>_<name>`): names and values.
-pub(crate) type RxField = fn(&RxStats) -> &Counter;
-/// The per-TX-queue counters of `ethtool -S` (`tx<N>_<name>`).
-pub(crate) type TxField = fn(&TxStats) -> &Counter;
+/// Declares a queue's counters from one list: each entry is a [`Counter`]
+/// field, an `ethtool -S` name (the field's) in [`Self::NAMES`] order, and,
+/// with `=> qstat`, the field of `$qstats` it reports as.
+macro_rules! queue_counters {
+    (
+        $(#[$meta:meta])*
+        $name:ident reports $qstats:ident {
+            $( $(#[$fmeta:meta])* $field:ident $(=> $qfield:ident)? ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Default)]
+        pub(crate) struct $name {
+            $( $(#[$fmeta])* pub(crate) $field: Counter, )+
+        }
 
-pub(crate) const RX_STATS: [(&str, RxField); 21] = [
-    ("packets", |s| &s.packets),
-    ("bytes", |s| &s.bytes),
-    ("hds_packets", |s| &s.hds_packets),
-    ("devmem_packets", |s| &s.devmem_packets),
-    ("linear", |s| &s.linear),
-    ("below_hds_thresh", |s| &s.below_hds_thresh),
-    ("alloc_fail", |s| &s.alloc_fail),
-    ("drops", |s| &s.drops),
-    ("gro_packets", |s| &s.gro_packets),
-    ("gro_bytes", |s| &s.gro_bytes),
-    ("gro_wire_packets", |s| &s.gro_wire_packets),
-    ("gro_wire_bytes", |s| &s.gro_wire_bytes),
-    ("gro_merged", |s| &s.gro_merged),
-    ("gro_discarded", |s| &s.gro_discarded),
-    ("xdp_drop", |s| &s.xdp_drop),
-    ("xdp_redirect", |s| &s.xdp_redirect),
-    ("xdp_tx", |s| &s.xdp_tx),
-    ("xdp_tx_bytes", |s| &s.xdp_tx_bytes),
-    ("xdp_tx_errors", |s| &s.xdp_tx_errors),
-    ("xdp_exception", |s| &s.xdp_exception),
-    ("xdp_oversize", |s| &s.xdp_oversize),
-];
-pub(crate) const TX_STATS: [(&str, TxField); 12] = [
-    ("packets", |t| &t.packets),
-    ("bytes", |t| &t.bytes),
-    ("dropped", |t| &t.dropped),
-    ("stops", |t| &t.stops),
-    ("wakes", |t| &t.wakes),
-    ("devmem_packets", |t| &t.devmem_packets),
-    ("gso_packets", |t| &t.gso_packets),
-    ("gso_bytes", |t| &t.gso_bytes),
-    ("gso_wire_packets", |t| &t.gso_wire_packets),
-    ("xdp_xmit", |t| &t.xdp_xmit),
-    ("xdp_xmit_bytes", |t| &t.xdp_xmit_bytes),
-    ("xdp_xmit_errors", |t| &t.xdp_xmit_errors),
-];
+        impl $name {
+            /// The counters' `ethtool -S` names, in declaration order.
+            pub(crate) const NAMES: &'static [&'static str] = &[$(stringify!($field)),+];
 
-/// The names of `RX_STATS` and `TX_STATS`, as ethtool's trait wants them.
-pub(crate) const RX_STAT_NAMES: [&str; RX_STATS.len()] = names(&RX_STATS);
-pub(crate) const TX_STAT_NAMES: [&str; TX_STATS.len()] = names(&TX_STATS);
+            /// The counters' values, in the order of [`Self::NAMES`].
+            pub(crate) fn values(&self) -> impl Iterator<Item = u64> + '_ {
+                [$(&self.$field),+].into_iter().map(Counter::get)
+            }
 
-const fn names<F, const N: usize>(table: &[(&'static str, F); N]) -> [&'static str; N] {
-    let mut out = [""; N];
-    let mut i = 0;
-    while i < N {
-        out[i] = table[i].0;
-        i += 1;
-    }
-    out
+            /// The counters qstats reports.
+            pub(crate) fn qstats(&self) -> $qstats {
+                let mut q = $qstats::default();
+                $( $( q.$qfield = self.$field.get(); )? )+
+                q
+            }
+        }
+    };
 }
 
-fn rx_qstats(s: &RxStats) -> QueueRxStats {
-    QueueRxStats {
-        packets: s.packets.get(),
-        bytes: s.bytes.get(),
-        alloc_fail: s.alloc_fail.get(),
-        hw_drops: s.drops.get(),
-        hw_gro_packets: s.gro_packets.get(),
-        hw_gro_bytes: s.gro_bytes.get(),
-        hw_gro_wire_packets: s.gro_wire_packets.get(),
-        hw_gro_wire_bytes: s.gro_wire_bytes.get(),
+queue_counters! {
+    /// Per-RX-queue counters.
+    RxStats reports QueueRxStats {
+        /// Frames delivered to the stack.
+        packets => packets,
+        /// Bytes delivered.
+        bytes => bytes,
+        /// Frames received with header split (headers host, payload pool).
+        hds_packets,
+        /// Of those, frames whose payload went to dma-buf memory (devmem).
+        devmem_packets,
+        /// Frames received whole into host memory (no split possible or wanted).
+        linear,
+        /// Of those, TCP frames not split because their payload (per segment) was
+        /// at or below the header-split threshold.
+        below_hds_thresh,
+        /// Frames dropped: no buffer from a pool.
+        alloc_fail => alloc_fail,
+        /// Frames dropped: ring full, queue down, DMA failure, or too large for
+        /// the XDP program.
+        drops => hw_drops,
+        /// Packets coalesced from two or more frames (`rx-gro-hw`) delivered.
+        gro_packets => hw_gro_packets,
+        /// Their bytes.
+        gro_bytes => hw_gro_bytes,
+        /// The frames they were coalesced from.
+        gro_wire_packets => hw_gro_wire_packets,
+        /// Those frames' bytes.
+        gro_wire_bytes => hw_gro_wire_bytes,
+        /// Frames whose payload joined a held aggregate (the others are counted
+        /// as `hds_packets` or `linear` when built).
+        gro_merged,
+        /// Frames of aggregates dropped, not delivered: their queue's memory was
+        /// replaced (a ring reset) while they were held.
+        gro_discarded,
+        /// Frames an XDP program dropped (`XDP_DROP`).
+        xdp_drop,
+        /// Frames an XDP program redirected (`XDP_REDIRECT`) that their target took.
+        xdp_redirect,
+        /// Frames an XDP program sent back out (`XDP_TX`), and their bytes: this
+        /// channel's XDP TX ring, reported with its TX queue.
+        xdp_tx,
+        xdp_tx_bytes,
+        /// `XDP_TX` frames the peer could not take (down, or its ring full).
+        xdp_tx_errors,
+        /// `XDP_ABORTED`, unknown actions, failed redirects, and frames no skb
+        /// could be built for.
+        xdp_exception,
+        /// Frames too large for the attached program (counted in `drops` too).
+        xdp_oversize,
     }
 }
 
-/// TX queue `t`'s counters, with the XDP TX ring of its channel's RX queue
-/// `xdp` (if any): frames a program sent back out leave through the channel.
-fn tx_qstats(t: &TxStats, xdp: Option<&RxStats>) -> QueueTxStats {
-    QueueTxStats {
-        packets: t.packets.get() + t.xdp_xmit.get() + xdp.map_or(0, |s| s.xdp_tx.get()),
-        bytes: t.bytes.get() + t.xdp_xmit_bytes.get() + xdp.map_or(0, |s| s.xdp_tx_bytes.get()),
-        hw_drops: t.dropped.get(),
-        stop: t.stops.get(),
-        wake: t.wakes.get(),
-        hw_gso_packets: t.gso_packets.get(),
-        hw_gso_bytes: t.gso_bytes.get(),
-        hw_gso_wire_packets: t.gso_wire_packets.get(),
+queue_counters! {
+    /// Per-TX-queue counters.
+    TxStats reports QueueTxStats {
+        /// Frames handed to the peer.
+        packets => packets,
+        /// Bytes handed to the peer.
+        bytes => bytes,
+        /// Frames dropped (peer down).
+        dropped => hw_drops,
+        /// Times the queue stopped: its ring full, or the peer's RX ring.
+        stops => stop,
+        /// Times a stopped queue was woken (completions or a larger ring made room).
+        wakes => wake,
+        /// Frames sent from device memory (devmem TX: payload read by bus address).
+        devmem_packets,
+        /// TSO super-frames the "hardware" took (received whole by the peer, as
+        /// its GRO would have merged them), their bytes, and the wire segments
+        /// they stand for.
+        gso_packets => hw_gso_packets,
+        gso_bytes => hw_gso_bytes,
+        gso_wire_packets => hw_gso_wire_packets,
+        /// Frames XDP programs redirected to this device (`ndo_xdp_xmit`) sent
+        /// from this queue's CPU, their bytes, and those the peer did not take.
+        xdp_xmit,
+        xdp_xmit_bytes,
+        xdp_xmit_errors,
+    }
+}
+
+/// TX queue `idx`'s qstats: its counters, with the XDP TX ring of its
+/// channel's RX queue (frames a program sent back out leave through the
+/// channel) and the frames XDP programs redirected to it.
+fn tx_qstats(side: &Side, idx: usize) -> QueueTxStats {
+    let Some(t) = side.txqs.get(idx) else {
+        return QueueTxStats::default();
+    };
+    let t = &t.stats;
+    let mut q = t.qstats();
+    q.packets += t.xdp_xmit.get();
+    q.bytes += t.xdp_xmit_bytes.get();
+    if let Some(r) = side.rxqs.get(idx) {
+        q.packets += r.stats.xdp_tx.get();
+        q.bytes += r.stats.xdp_tx_bytes.get();
+    }
+    q
+}
+
+/// RX queue `idx`'s qstats.
+fn rx_qstats(side: &Side, idx: usize) -> QueueRxStats {
+    side.rxqs
+        .get(idx)
+        .map_or_else(QueueRxStats::default, |q| q.stats.qstats())
+}
+
+/// The qstats of RX queues `rx_from..` and TX queues `tx_from..`, summed.
+fn sum(side: &Side, rx_from: usize, tx_from: usize) -> (QueueRxStats, QueueTxStats) {
+    let mut rx = QueueRxStats::default();
+    for i in rx_from..side.rxqs.len() {
+        rx += rx_qstats(side, i);
+    }
+    let mut tx = QueueTxStats::default();
+    for i in tx_from..side.txqs.len() {
+        tx += tx_qstats(side, i);
+    }
+    (rx, tx)
+}
+
+/// The device's link counters (`ip -s link`): every queue's qstats summed;
+/// RX drops are the hardware's and the allocation failures.
+pub(crate) fn link_stats(data: &NicPriv) -> LinkStats {
+    let (rx, tx) = sum(data.me(), 0, 0);
+    LinkStats {
+        rx_packets: rx.packets,
+        rx_bytes: rx.bytes,
+        rx_dropped: rx.hw_drops + rx.alloc_fail,
+        tx_packets: tx.packets,
+        tx_bytes: tx.bytes,
+        tx_dropped: tx.hw_drops,
     }
 }
 
 impl QueueStats for Nic {
     fn queue_stats_rx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueRxStats {
-        data.me()
-            .rxqs
-            .get(idx as usize)
-            .map_or_else(QueueRxStats::default, |q| rx_qstats(&q.stats))
+        rx_qstats(data.me(), idx as usize)
     }
 
     fn queue_stats_tx(_dev: &NetDev, data: &NicPriv, idx: u32) -> QueueTxStats {
-        let me = data.me();
-        let xdp = me.rxqs.get(idx as usize).map(|q| &q.stats);
-        me.txqs
-            .get(idx as usize)
-            .map_or_else(QueueTxStats::default, |t| tx_qstats(t, xdp))
+        tx_qstats(data.me(), idx as usize)
     }
 
+    /// The queues beyond the active ones: counters of deactivated queues.
     fn base_stats(dev: &NetDev, data: &NicPriv) -> (QueueRxStats, QueueTxStats) {
-        let me = data.me();
-        let mut rx = QueueRxStats::default();
-        for q in me.rxqs.iter().skip(dev.real_num_rx_queues() as usize) {
-            let s = rx_qstats(&q.stats);
-            rx.packets += s.packets;
-            rx.bytes += s.bytes;
-            rx.alloc_fail += s.alloc_fail;
-            rx.hw_drops += s.hw_drops;
-            rx.hw_gro_packets += s.hw_gro_packets;
-            rx.hw_gro_bytes += s.hw_gro_bytes;
-            rx.hw_gro_wire_packets += s.hw_gro_wire_packets;
-            rx.hw_gro_wire_bytes += s.hw_gro_wire_bytes;
-        }
-        let mut tx = QueueTxStats::default();
-        // (A channel's XDP TX ring goes with its TX queue.)
-        for (i, t) in me
-            .txqs
-            .iter()
-            .enumerate()
-            .skip(dev.real_num_tx_queues() as usize)
-        {
-            let s = tx_qstats(t, me.rxqs.get(i).map(|q| &q.stats));
-            tx.packets += s.packets;
-            tx.bytes += s.bytes;
-            tx.hw_drops += s.hw_drops;
-            tx.stop += s.stop;
-            tx.wake += s.wake;
-            tx.hw_gso_packets += s.hw_gso_packets;
-            tx.hw_gso_bytes += s.hw_gso_bytes;
-            tx.hw_gso_wire_packets += s.hw_gso_wire_packets;
-        }
-        (rx, tx)
+        sum(
+            data.me(),
+            dev.real_num_rx_queues() as usize,
+            dev.real_num_tx_queues() as usize,
+        )
     }
 }

@@ -17,10 +17,9 @@
 //! budget-0 polls, as on a NIC.
 
 use super::{
-    device::Nic,
-    pair::{NicPriv, Side},
+    nic::{Nic, NicPriv, Side},
     rx::RxQueue,
-    stats::Counter,
+    stats::TxStats,
 };
 use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff, xdp::XdpXmitBatch};
 use crate::logic::parse::parse_prefix;
@@ -29,32 +28,10 @@ use core::sync::atomic::{fence, AtomicU32, Ordering};
 /// Bytes of a frame the transmit side reads to steer it.
 const STEER_PEEK: usize = 128;
 
-/// Per-TX-queue counters.
+/// One TX queue: its counters and its descriptor ring's state.
 #[derive(Default)]
-pub(crate) struct TxStats {
-    /// Frames handed to the peer.
-    pub(crate) packets: Counter,
-    /// Bytes handed to the peer.
-    pub(crate) bytes: Counter,
-    /// Frames dropped (peer down).
-    pub(crate) dropped: Counter,
-    /// Times the queue stopped: its ring full, or the peer's RX ring.
-    pub(crate) stops: Counter,
-    /// Times a stopped queue was woken (completions or a larger ring made room).
-    pub(crate) wakes: Counter,
-    /// Frames sent from device memory (devmem TX: payload read by bus address).
-    pub(crate) devmem_packets: Counter,
-    /// TSO super-frames the "hardware" took (received whole by the peer, as
-    /// its GRO would have merged them), their bytes, and the wire segments
-    /// they stand for.
-    pub(crate) gso_packets: Counter,
-    pub(crate) gso_bytes: Counter,
-    pub(crate) gso_wire_packets: Counter,
-    /// Frames XDP programs redirected to this device (`ndo_xdp_xmit`) sent
-    /// from this queue's CPU, their bytes, and those the peer did not take.
-    pub(crate) xdp_xmit: Counter,
-    pub(crate) xdp_xmit_bytes: Counter,
-    pub(crate) xdp_xmit_errors: Counter,
+pub(crate) struct TxQueue {
+    pub(crate) stats: TxStats,
     /// Descriptors in use: frames posted and not yet reaped (at most `tx_ring`
     /// while the ring size stays).
     in_flight: AtomicU32,
@@ -78,8 +55,8 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
     }
     let txq = usize::from(skb.queue_mapping());
     let dropped = |n: u64| {
-        if let Some(stats) = data.me().txqs.get(txq) {
-            stats.dropped.add(n);
+        if let Some(tq) = data.me().txqs.get(txq) {
+            tq.stats.dropped.add(n);
         }
     };
     let Some(frames) = skb.offloads_in_software() else {
@@ -153,16 +130,16 @@ pub(crate) fn xdp_transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> boo
 /// queue of the sending CPU (several CPUs may send at once).
 pub(crate) fn xdp_redirected(dev: &NetDev, data: &NicPriv, frames: &mut XdpXmitBatch<'_>) {
     let active = dev.real_num_tx_queues().max(1);
-    let stats = data.me().txqs.get((frames.cpu() % active) as usize);
+    let tq = data.me().txqs.get((frames.cpu() % active) as usize);
     for skb in frames {
         let bytes = skb.len() as u64;
         let sent = xdp_transmit(dev, data, skb);
-        if let Some(s) = stats {
+        if let Some(tq) = tq {
             if sent {
-                s.xdp_xmit.add_shared(1);
-                s.xdp_xmit_bytes.add_shared(bytes);
+                tq.stats.xdp_xmit.add_shared(1);
+                tq.stats.xdp_xmit_bytes.add_shared(bytes);
             } else {
-                s.xdp_xmit_errors.add_shared(1);
+                tq.stats.xdp_xmit_errors.add_shared(1);
             }
         }
     }
@@ -171,24 +148,24 @@ pub(crate) fn xdp_redirected(dev: &NetDev, data: &NicPriv, frames: &mut XdpXmitB
 /// Hands one wire frame to the peer's RX queue, or reports the ring full.
 fn transmit_one(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
     let txq = u32::from(skb.queue_mapping());
-    let Some(stats) = data.me().txqs.get(txq as usize) else {
+    let Some(tq) = data.me().txqs.get(txq as usize) else {
         drop(skb);
         return TxOutcome::Done;
     };
     let Some(peer) = dev.peer() else {
-        stats.dropped.add(1);
+        tq.stats.dropped.add(1);
         drop(skb);
         return TxOutcome::Done;
     };
     let active = peer.real_num_rx_queues();
     if !peer.is_running() || !dev.carrier_ok() || active == 0 {
-        stats.dropped.add(1);
+        tq.stats.dropped.add(1);
         drop(skb);
         return TxOutcome::Done;
     }
     // Steer on the receiving side's configuration.
     let Some((q, hash, l4)) = steer(dev, peer, data.peer(), &skb, active) else {
-        stats.dropped.add(1);
+        tq.stats.dropped.add(1);
         drop(skb);
         return TxOutcome::Done;
     };
@@ -200,50 +177,50 @@ fn transmit_one(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
         skb.set_hash(hash, l4);
     }
     let limit = data.me().tx_ring.load(Ordering::Relaxed);
-    if stats.in_flight.load(Ordering::SeqCst) >= limit {
+    if tq.in_flight.load(Ordering::SeqCst) >= limit {
         // The ring shrank below its fill: wait for completions.
-        stop_queue(dev, data.me(), stats, txq, limit);
+        stop_queue(dev, data.me(), tq, txq, limit);
         return TxOutcome::Busy(skb);
     }
     // The descriptor is taken before the wire can complete it.
-    stats.in_flight.fetch_add(1, Ordering::SeqCst);
+    tq.in_flight.fetch_add(1, Ordering::SeqCst);
     match q.ring.produce(skb, q.ring.size()) {
         Ok(()) => {
-            stats.packets.add(1);
-            stats.bytes.add(len);
+            tq.stats.packets.add(1);
+            tq.stats.bytes.add(len);
             if from_device_memory {
-                stats.devmem_packets.add(1);
+                tq.stats.devmem_packets.add(1);
             }
             if segments > 1 {
-                stats.gso_packets.add(1);
-                stats.gso_bytes.add(len);
-                stats.gso_wire_packets.add(u64::from(segments));
+                tq.stats.gso_packets.add(1);
+                tq.stats.gso_bytes.add(len);
+                tq.stats.gso_wire_packets.add(u64::from(segments));
             }
             q.irq.trigger();
-            if stats.in_flight.load(Ordering::SeqCst) >= limit {
-                stop_queue(dev, data.me(), stats, txq, limit);
+            if tq.in_flight.load(Ordering::SeqCst) >= limit {
+                stop_queue(dev, data.me(), tq, txq, limit);
             }
             TxOutcome::Done
         }
         Err(skb) => {
-            stats.release(1);
+            tq.release(1);
             // Back-pressure: stop this queue until the peer's poll drains a ring.
             dev.txq_stop(txq);
             q.sender_stopped.store(true, Ordering::SeqCst);
-            stats.stops.add(1);
+            tq.stats.stops.add(1);
             q.irq.trigger();
             if q.ring.len_hint() < q.ring.size() {
                 // The peer's poll drained it meanwhile (and may have seen
                 // no stopped queue): wake, as `stop_queue` does.
                 dev.txq_wake(txq);
-                stats.wakes.add_shared(1);
+                tq.stats.wakes.add_shared(1);
             }
             TxOutcome::Busy(skb)
         }
     }
 }
 
-impl TxStats {
+impl TxQueue {
     /// Descriptors in use: frames sent and not yet reaped.
     pub(crate) fn in_flight(&self) -> u32 {
         self.in_flight.load(Ordering::SeqCst)
@@ -261,15 +238,15 @@ impl TxStats {
 }
 
 /// Stops TX queue `txq`, whose ring is full, unless a reap made room meanwhile.
-fn stop_queue(dev: &NetDev, side: &Side, stats: &TxStats, txq: u32, limit: u32) {
+fn stop_queue(dev: &NetDev, side: &Side, tq: &TxQueue, txq: u32, limit: u32) {
     dev.txq_stop(txq);
-    stats.stops.add(1);
+    tq.stats.stops.add(1);
     fence(Ordering::SeqCst);
-    if stats.in_flight.load(Ordering::SeqCst) < limit {
+    if tq.in_flight.load(Ordering::SeqCst) < limit {
         // A reap between the caller's check and the stop saw a running queue.
         dev.txq_wake(txq);
-        stats.wakes.add_shared(1);
-    } else if stats.completed.load(Ordering::SeqCst) > 0 {
+        tq.stats.wakes.add_shared(1);
+    } else if tq.completed.load(Ordering::SeqCst) > 0 {
         // Completions posted while the queue ran raised no interrupt (see
         // `post_completions`): the stopped queue waits for them.
         raise_completion_irq(dev, side, txq);
@@ -288,13 +265,10 @@ pub(crate) fn post_completions(sender: &NetDev, txq: u16, n: u32) {
     let Some(side) = sender.data::<Nic>().map(NicPriv::me) else {
         return;
     };
-    let Some(stats) = side.txqs.get(usize::from(txq)) else {
+    let Some(tq) = side.txqs.get(usize::from(txq)) else {
         return;
     };
-    let pending = stats
-        .completed
-        .fetch_add(n, Ordering::SeqCst)
-        .wrapping_add(n);
+    let pending = tq.completed.fetch_add(n, Ordering::SeqCst).wrapping_add(n);
     fence(Ordering::SeqCst);
     let txq = u32::from(txq);
     if sender.txq_stopped(txq) || pending >= side.tx_ring.load(Ordering::Relaxed) / 2 {
@@ -327,17 +301,17 @@ pub(crate) fn reap_completions(dev: &NetDev, side: &Side, channel: u32) -> u32 {
     let limit = side.tx_ring.load(Ordering::Relaxed);
     let mut reaped = 0;
     let txqs = side.txqs.iter().take(dev.real_num_tx_queues() as usize);
-    for (t, stats) in (0u32..)
+    for (t, tq) in (0u32..)
         .zip(txqs)
         .skip(channel as usize)
         .step_by(channels as usize)
     {
-        let n = stats.completed.swap(0, Ordering::SeqCst);
+        let n = tq.completed.swap(0, Ordering::SeqCst);
         if n > 0 {
-            stats.release(n);
+            tq.release(n);
             reaped += n;
         }
-        wake_if_room(dev, stats, t, limit);
+        wake_if_room(dev, tq, t, limit);
     }
     reaped
 }
@@ -347,15 +321,15 @@ pub(crate) fn reap_completions(dev: &NetDev, side: &Side, channel: u32) -> u32 {
 pub(crate) fn wake_with_room(dev: &NetDev, side: &Side) {
     let limit = side.tx_ring.load(Ordering::Relaxed);
     let txqs = side.txqs.iter().take(dev.real_num_tx_queues() as usize);
-    for (t, stats) in (0u32..).zip(txqs) {
-        wake_if_room(dev, stats, t, limit);
+    for (t, tq) in (0u32..).zip(txqs) {
+        wake_if_room(dev, tq, t, limit);
     }
 }
 
-fn wake_if_room(dev: &NetDev, stats: &TxStats, txq: u32, limit: u32) {
+fn wake_if_room(dev: &NetDev, tq: &TxQueue, txq: u32, limit: u32) {
     fence(Ordering::SeqCst);
-    if dev.txq_stopped(txq) && dev.is_running() && stats.in_flight.load(Ordering::SeqCst) < limit {
+    if dev.txq_stopped(txq) && dev.is_running() && tq.in_flight.load(Ordering::SeqCst) < limit {
         dev.txq_wake(txq);
-        stats.wakes.add_shared(1);
+        tq.stats.wakes.add_shared(1);
     }
 }

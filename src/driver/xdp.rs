@@ -8,7 +8,7 @@
 //! receive side is in `rx_xdp.rs`; the sender does in software what it would
 //! leave to the device (TSO, checksums) for a peer running XDP (`tx.rs`).
 
-use super::pair::NicPriv;
+use super::nic::NicPriv;
 use crate::abstractions::{
     ethtool::Extack,
     netdev::NetDev,

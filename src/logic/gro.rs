@@ -367,7 +367,11 @@ impl Run {
     }
 
     /// Rewrites the first segment's headers `h` for the whole aggregate: IP
-    /// lengths (and IPv4 header checksums), FIN and PSH of merged segments.
+    /// lengths (and IPv4 header checksums), FIN and PSH of merged segments,
+    /// and the TCP checksum as GRO leaves a coalesced packet (what
+    /// `tcp_gro_complete()` writes, with `CHECKSUM_PARTIAL`): the
+    /// pseudo-header sum of the whole TCP length, not inverted, since every
+    /// segment's own sum was verified and the stack may segment it again.
     pub(crate) fn finish_headers(&self, h: &mut [u8]) {
         for ip in self.first.layers() {
             let o = usize::from(ip.off);
@@ -381,6 +385,17 @@ impl Run {
                 h[o + 10..o + 12].copy_from_slice(&c.to_be_bytes());
             }
         }
-        h[usize::from(self.first.tcp_off) + 13] |= self.or_flags;
+        let tcp = usize::from(self.first.tcp_off);
+        h[tcp + 13] |= self.or_flags;
+        let inner = self.first.inner();
+        let o = usize::from(inner.off);
+        let addrs = if inner.v6 {
+            &h[o + 8..o + 40]
+        } else {
+            &h[o + 12..o + 20]
+        };
+        let tcp_len = self.frame_len - u32::from(self.first.tcp_off);
+        let sum = csum_add(0, addrs) + u64::from(IPPROTO_TCP) + u64::from(tcp_len);
+        h[tcp + 16..tcp + 18].copy_from_slice(&csum_fold(sum).to_be_bytes());
     }
 }

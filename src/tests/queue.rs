@@ -9,8 +9,9 @@ use crate::abstractions::kunit::Test;
 use crate::abstractions::netdev::NetDev;
 use crate::abstractions::queue_mgmt::{QueueConfig, QueueMgmt};
 use crate::abstractions::skb::SkBuff;
-use crate::driver::device::Nic;
-use crate::driver::pair::{NicPriv, Pair};
+use crate::driver::nic::Nic;
+use crate::driver::nic::NicPriv;
+use crate::driver::pair::Pair;
 use core::sync::atomic::Ordering;
 
 /// Pair number 120: `dmnic240`/`dmnic241`, 4 of 6 queues in use, out of the

@@ -8,8 +8,8 @@ use crate::abstractions::kunit::Test;
 use crate::abstractions::netdev_ops::TxOutcome;
 use crate::abstractions::queue_mgmt::QueueMgmt;
 use crate::abstractions::skb::SkBuff;
-use crate::driver::device::Nic;
-use crate::driver::pair::NicPriv;
+use crate::driver::nic::Nic;
+use crate::driver::nic::NicPriv;
 use crate::driver::tx::transmit;
 use core::sync::atomic::Ordering;
 
@@ -28,7 +28,8 @@ fn ring_bounds_in_flight_until_napi_reaps(test: &mut Test) {
         kunit_expect!(test, d.open(&lock).is_ok());
     }
     data.me().tx_ring.store(RING, Ordering::Relaxed);
-    let stats = &data.me().txqs[0];
+    let tq = &data.me().txqs[0];
+    let stats = &tq.stats;
     let (stops0, wakes0) = (stats.stops.get(), stats.wakes.get());
     // The receiving queue (non-IP frames go to queue 0) stops: frames wait
     // in its ring, so nothing completes.
@@ -44,7 +45,7 @@ fn ring_bounds_in_flight_until_napi_reaps(test: &mut Test) {
         sent += 1;
     }
     kunit_expect!(test, dev.txq_stopped(0));
-    kunit_expect!(test, stats.in_flight() >= RING);
+    kunit_expect!(test, tq.in_flight() >= RING);
     kunit_expect_eq!(test, stats.stops.get() - stops0, 1);
     // A full ring takes no more.
     if let Ok(skb) = SkBuff::test_frame(60) {
@@ -61,12 +62,12 @@ fn ring_bounds_in_flight_until_napi_reaps(test: &mut Test) {
     );
     drop(lock);
     let mut waited = 0;
-    while (dev.txq_stopped(0) || stats.in_flight() > 0) && waited < 200 {
+    while (dev.txq_stopped(0) || tq.in_flight() > 0) && waited < 200 {
         crate::abstractions::delay::msleep(10);
         waited += 1;
     }
     kunit_expect!(test, !dev.txq_stopped(0));
-    kunit_expect_eq!(test, stats.in_flight(), 0);
+    kunit_expect_eq!(test, tq.in_flight(), 0);
     kunit_expect!(test, stats.wakes.get() > wakes0);
     if stats.wakes.get() <= wakes0 {
         test.fail(format_args!(
@@ -75,7 +76,7 @@ fn ring_bounds_in_flight_until_napi_reaps(test: &mut Test) {
             stats.stops.get(),
             wakes0,
             stats.wakes.get(),
-            stats.in_flight(),
+            tq.in_flight(),
             waited * 10
         ));
     }

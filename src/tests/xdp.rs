@@ -12,8 +12,8 @@ use crate::abstractions::netdev::NetDev;
 use crate::abstractions::queue_mgmt::{QueueConfig, QueueMgmt};
 use crate::abstractions::skb::{build_size, rx_headroom, SkBuff};
 use crate::abstractions::xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame};
-use crate::driver::device::Nic;
-use crate::driver::pair::NicPriv;
+use crate::driver::nic::Nic;
+use crate::driver::nic::NicPriv;
 use crate::driver::rx::QueueMem;
 use crate::driver::xdp::single_buffer_max_mtu;
 

@@ -56,6 +56,10 @@ impl Frame {
     }
 }
 
+fn be16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
 fn put16(b: &mut [u8], at: usize, v: u16) {
     b[at..at + 2].copy_from_slice(&v.to_be_bytes());
 }
@@ -370,10 +374,42 @@ fn finished_headers_describe_the_aggregate(t: &mut Ctx) {
             Some(s) => {
                 check_eq!(t, s.payload_len, 400);
                 check!(t, s.flags & TCP_PSH != 0);
+                // The TCP checksum field holds the aggregate's pseudo-header
+                // sum (CHECKSUM_PARTIAL): the whole TCP length, 20 + 400.
+                let tcp = usize::from(s.tcp_off);
+                let want = csum_fold(tcp_pseudo_sum(&a.buf[..hl], &s));
+                check_eq!(t, be16_at(&a.buf, tcp + 16), want);
             }
             None => t.fail(format_args!("finished headers do not parse")),
         }
     }
+}
+
+fn finished_ipv4_checksum_is_the_pseudo_header_sum(t: &mut Ctx) {
+    // Two segments of 100 bytes: TCP length the header and 200.
+    let a = build(&Spec::new(4, 100, 0));
+    let sa = seg(t, &a);
+    let mut run = Run::start(&sa, a.len as u32);
+    let b = build(&Spec::new(4, 100, 100));
+    let sb = seg(t, &b);
+    check!(t, joins(&mut run, &a, &b, &sb));
+    let mut h = a.buf;
+    let hl = sa.header_len();
+    run.finish_headers(&mut h[..hl]);
+    let ip = usize::from(sa.inner().off);
+    let words = [
+        be16_at(&h, ip + 12),
+        be16_at(&h, ip + 14),
+        be16_at(&h, ip + 16),
+        be16_at(&h, ip + 18),
+    ];
+    // By hand: the four address words, the protocol, the length, folded.
+    let tcp_len = u32::from(sa.tcp_len) + 200;
+    let mut sum = words.iter().map(|&w| u32::from(w)).sum::<u32>() + 6 + tcp_len;
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    check_eq!(t, be16_at(&h, usize::from(sa.tcp_off) + 16), sum as u16);
 }
 
 fn tcp_checksum_verifies(t: &mut Ctx) {
@@ -402,6 +438,7 @@ logic_suite!(
         ipv4_id_increments_or_stays_fixed,
         aggregate_stops_at_the_datagram_limit,
         finished_headers_describe_the_aggregate,
+        finished_ipv4_checksum_is_the_pseudo_header_sum,
         tcp_checksum_verifies,
     ]
 );

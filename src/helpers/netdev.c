@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Net devices: private data, carrier and TX queue state, features, RSS
+ * contexts and extack messages (src/abstractions/netdev.rs, ethtool.rs).
+ */
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
+
+#include "devmemnic_helpers.h"
+
+void *dmn_netdev_priv(struct net_device *dev)
+{
+	return netdev_priv(dev);
+}
+
+void dmn_netdev_set_parent(struct net_device *dev, struct device *parent)
+{
+	SET_NETDEV_DEV(dev, parent);
+}
+
+void dmn_eth_hw_addr_random(struct net_device *dev)
+{
+	eth_hw_addr_random(dev);
+}
+
+bool dmn_netif_running(const struct net_device *dev)
+{
+	return netif_running(dev);
+}
+
+bool dmn_netif_carrier_ok(const struct net_device *dev)
+{
+	return netif_carrier_ok(dev);
+}
+
+void dmn_txq_stop(struct net_device *dev, unsigned int idx)
+{
+	netif_tx_stop_queue(netdev_get_tx_queue(dev, idx));
+}
+
+void dmn_txq_wake(struct net_device *dev, unsigned int idx)
+{
+	netif_tx_wake_queue(netdev_get_tx_queue(dev, idx));
+}
+
+bool dmn_txq_stopped(struct net_device *dev, unsigned int idx)
+{
+	return netif_tx_queue_stopped(netdev_get_tx_queue(dev, idx));
+}
+
+void dmn_tx_start_all(struct net_device *dev)
+{
+	netif_tx_start_all_queues(dev);
+}
+
+unsigned int dmn_real_num_rx_queues(const struct net_device *dev)
+{
+	return dev->real_num_rx_queues;
+}
+
+unsigned int dmn_real_num_tx_queues(const struct net_device *dev)
+{
+	return dev->real_num_tx_queues;
+}
+
+struct device *dmn_netdev_parent(struct net_device *dev)
+{
+	return dev->dev.parent;
+}
+
+u64 dmn_netdev_features(const struct net_device *dev)
+{
+	return dev->features;
+}
+
+/*
+ * What devmemnic advertises: SG and checksum offload (the wire is virtual),
+ * TSO (the receiving side keeps super-frames whole, like hardware GRO), flow
+ * steering and hashing.
+ */
+bool dmn_netif_rxfh_configured(const struct net_device *dev)
+{
+	return netif_is_rxfh_configured(dev);
+}
+
+bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx)
+{
+	if (idx >= dev->num_rx_queues)
+		return false;
+	return READ_ONCE(__netif_get_rx_queue(dev, idx)->mp_params.mp_priv) != NULL;
+}
+
+u64 dmn_default_features(void)
+{
+	return NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_HIGHDMA |
+	       NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_NTUPLE | NETIF_F_RXHASH;
+}
+
+u64 dmn_feature_ntuple(void)
+{
+	return NETIF_F_NTUPLE;
+}
+
+u64 dmn_feature_gro_hw(void)
+{
+	return NETIF_F_GRO_HW;
+}
+
+u8 dmn_rss_hash_top(void)
+{
+	return ETH_RSS_HASH_TOP;
+}
+
+/* What NL_SET_ERR_MSG() does; @msg must be static (the Rust side ensures it). */
+void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg)
+{
+	if (extack)
+		extack->_msg = msg;
+}
+
+/* An RSS context's indirection table and key, as the ethtool core keeps them. */
+u32 *dmn_rxfh_ctx_indir(struct ethtool_rxfh_context *ctx)
+{
+	return ethtool_rxfh_context_indir(ctx);
+}
+
+u8 *dmn_rxfh_ctx_key(struct ethtool_rxfh_context *ctx)
+{
+	return ethtool_rxfh_context_key(ctx);
+}
