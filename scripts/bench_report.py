@@ -66,7 +66,7 @@ def main():
     for r in runs:
         if r["rep"] == "profile":
             continue
-        key = (r["case"], int(r["flows"]), int(r["mtu"]))
+        key = (r["case"], int(r["flows"]), int(r["mtu"]), r.get("module", ""))
         gib = int(r["bytes"]) / GIB
         c = cells.setdefault(key, {"mibps": [], "rx_cpu_per_gib": [], "guest_cpu_per_gib": []})
         c["mibps"].append(int(r["bytes"]) / (1 << 20) / max(float(r["secs"]), 0.01))
@@ -77,9 +77,10 @@ def main():
             c.setdefault("tx_cpu_per_gib", []).append((float(r["tx_user"]) + float(r["tx_sys"])) / gib)
     order = list(CASES)
     rows = []
-    for (case, flows, mtu), c in sorted(cells.items(), key=lambda kv: (kv[0][2], kv[0][1], order.index(kv[0][0]))):
+    for (case, flows, mtu, module), c in sorted(
+            cells.items(), key=lambda kv: (kv[0][2], kv[0][1], order.index(kv[0][0]), kv[0][3] != "before")):
         rows.append({
-            "case": case, "flows": flows, "mtu": mtu, "runs": len(c["mibps"]),
+            "case": case, "flows": flows, "mtu": mtu, "module": module, "runs": len(c["mibps"]),
             "goodput_mibps": stats(c["mibps"]),
             "rx_cpu_s_per_gib": stats(c["rx_cpu_per_gib"]),
             "rx_user_s_per_gib": stats(c["rx_user_per_gib"]),
@@ -87,11 +88,24 @@ def main():
             "tx_cpu_s_per_gib": stats(c["tx_cpu_per_gib"]) if c.get("tx_cpu_per_gib") else None,
         })
 
-    def med(case, flows, mtu, what):
+    def med(case, flows, mtu, what, module=None):
         for r in rows:
-            if (r["case"], r["flows"], r["mtu"]) == (case, flows, mtu) and r[what]:
+            if (r["case"], r["flows"], r["mtu"]) == (case, flows, mtu) and r[what] and \
+                    r["module"] in ((module,) if module is not None else ("", "after")):
                 return r[what]["median"]
         return None
+
+    # With a baseline (BENCH_BASELINE): each cell after/before, same boot.
+    changes = []
+    for r in rows:
+        if r["module"] != "after":
+            continue
+        change = {"case": r["case"], "flows": r["flows"], "mtu": r["mtu"]}
+        for what in ("goodput_mibps", "rx_cpu_s_per_gib", "tx_cpu_s_per_gib"):
+            a = med(r["case"], r["flows"], r["mtu"], what, "after")
+            b = med(r["case"], r["flows"], r["mtu"], what, "before")
+            change[what] = a / b if a is not None and b else None
+        changes.append(change)
 
     ratios = []
     for mtu in sorted({r["mtu"] for r in rows}):
@@ -119,17 +133,26 @@ def main():
 
     print(f"devmemnic bench: {machine}; guest: {info}")
     print("goodput in MiB/s, CPU in seconds per GiB received; median [min-max]")
-    head = (f"{'case':34} {'flows':>5} {'mtu':>5} {'goodput':>18} {'receiver cpu/GiB':>20}"
+    head = (f"{'case':43} {'flows':>5} {'mtu':>5} {'goodput':>18} {'receiver cpu/GiB':>20}"
             f" {'(user)':>6} {'sender cpu/GiB':>20} {'guest cpu/GiB':>20}")
     print(head)
     print("-" * len(head))
     for r in rows:
         def cell(s, fmt):
             return f"{s['median']:{fmt}} [{s['min']:{fmt}}-{s['max']:{fmt}}]"
-        print(f"{CASES[r['case']]:34} {r['flows']:>5} {r['mtu']:>5} {cell(r['goodput_mibps'], '.0f'):>18}"
+        label = CASES[r["case"]] + (f" [{r['module']}]" if r["module"] else "")
+        print(f"{label:43} {r['flows']:>5} {r['mtu']:>5} {cell(r['goodput_mibps'], '.0f'):>18}"
               f" {cell(r['rx_cpu_s_per_gib'], '.2f'):>20} {r['rx_user_s_per_gib']['median']:>6.2f}"
               f" {cell(r['tx_cpu_s_per_gib'], '.2f') if r['tx_cpu_s_per_gib'] else '-':>20}"
               f" {cell(r['guest_cpu_s_per_gib'], '.2f'):>20}")
+    if changes:
+        print()
+        print("after/before (this tree over BENCH_BASELINE, same boot), ratios of medians:")
+        for x in changes:
+            def fmt(v):
+                return f"{v:.2f}" if v is not None else "-"
+            print(f"  {CASES[x['case']]:34} {x['flows']} flow(s), mtu {x['mtu']:>5}: goodput {fmt(x['goodput_mibps'])},"
+                  f" receiver cpu/GiB {fmt(x['rx_cpu_s_per_gib'])}, sender cpu/GiB {fmt(x['tx_cpu_s_per_gib'])}")
     print()
     print("ratios of medians:")
     for x in ratios:
@@ -142,7 +165,7 @@ def main():
         for fn, dso, pct in [f for f in sorted(fns, key=lambda x: -x[2]) if f[0] not in IDLE][:25]:
             print(f"  {100 * pct / busy:6.2f}%  {dso:18} {fn}")
     with open(out_json, "w") as f:
-        json.dump({"machine": machine, "guest": info, "rows": rows, "ratios": ratios,
+        json.dump({"machine": machine, "guest": info, "rows": rows, "ratios": ratios, "changes": changes,
                    "profile": profile, "profile_samples": samples}, f, indent=1)
     print(f"\nJSON: {out_json}")
 

@@ -244,13 +244,15 @@ module_dir() {
 	fi
 }
 
-# Copies the module's sources (Kbuild, src/, include/) into build directory
-# $1, leaving its build products (--delete drops only stale sources).
+# Copies the module's sources (Kbuild, src/, include/ of $MODULE_SRC, default
+# the repository) into build directory $1, leaving its build products
+# (--delete drops only stale sources).
 sync_module_sources() { # dest
+	local from="${MODULE_SRC:-$REPO}"
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='.*.d' --exclude='Module.symvers' --exclude='modules.order' \
 		--exclude='bindings_generated.rs' --exclude='*.rmeta' \
-		"$REPO/Kbuild" "$REPO/src" "$REPO/include" "$1/"
+		"$from/Kbuild" "$from/src" "$from/include" "$1/"
 }
 
 # This machine's TSC rate in kHz (scripts/host-tsc-khz.c, built once into

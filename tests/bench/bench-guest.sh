@@ -7,7 +7,9 @@
 # (rx_*: the receiving processes' CPU seconds during the transfer; tx_*: the
 # senders' over their send loops, "-" when a sender does not say; guest_cpu:
 # the whole guest's busy seconds, both CPUs). scripts/bench turns them into
-# the table. Settings come from /extra/bench.env.
+# the table. Settings come from /extra/bench.env. With a baseline module
+# (/extra/devmemnic-baseline.ko, BENCH_BASELINE) each case runs with it
+# ("module=before") and with the installed one ("module=after"), in turn.
 source /extra/lib.sh
 source /extra/bench.env
 MIB=$((1024 * 1024))
@@ -212,7 +214,7 @@ measure() { # case flows mtu rep
 		;;
 	*) secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') ;;
 	esac
-	echo "BENCH case=$c flows=$flows mtu=$mtu rep=$rep bytes=$got secs=$secs rx_user=$rx_user rx_sys=$rx_sys" \
+	echo "BENCH case=$c flows=$flows mtu=$mtu rep=$rep${MODULE:+ module=$MODULE} bytes=$got secs=$secs rx_user=$rx_user rx_sys=$rx_sys" \
 		"tx_user=$tx_user tx_sys=$tx_sys guest_cpu=$(awk -v a=$c0 -v b=$c1 'BEGIN { printf "%.2f", (b - a) / 100 }')"
 }
 
@@ -227,34 +229,55 @@ set_mtu() {
 	for dev in dmnic1 vb1; do ip netns exec peer ip link set $dev mtu "$1"; done
 }
 
-setup_pair || die "devmemnic pair"
-setup_veth vb0 vb1 || die "veth"
+# The pair, from the installed module ("after") or the baseline ("before").
 # Threaded NAPI on both devmemnic sides: a queue's poll (the NIC's receive
 # DMA, GRO, the stack's receive path) runs in its own kthread, as a NIC's
 # interrupt work runs on the CPU its IRQ is bound to, not in the softirq of
 # the task whose transmit scheduled it. The sender's CPU time is then its own
 # sending, and the two vCPUs can work at once. (veth has no NAPI without
 # XDP: its frames go through the per-CPU backlog in the sender's softirq.)
-if [ "${BENCH_THREADED:-1}" = 1 ]; then
-	echo 1 >/sys/class/net/dmnic0/threaded || die "threaded NAPI on dmnic0"
-	ip netns exec peer sh -c 'echo 1 >/sys/class/net/dmnic1/threaded' || die "threaded NAPI on dmnic1"
-fi
+use_module() { # after|before
+	[ "${MODULE:-}" = "$1" ] && return 0
+	if [ -n "${MODULE:-}" ]; then
+		ip netns del peer && rmmod devmemnic || die "unloading the $MODULE module"
+	fi
+	local ko=
+	[ "$1" = before ] && ko=/extra/devmemnic-baseline.ko
+	DMN_KO=$ko setup_pair || die "devmemnic pair ($1)"
+	# (veth's far end lives in the namespace too.)
+	setup_veth vb0 vb1 || die "veth"
+	if [ "${BENCH_THREADED:-1}" = 1 ]; then
+		echo 1 >/sys/class/net/dmnic0/threaded || die "threaded NAPI on dmnic0"
+		ip netns exec peer sh -c 'echo 1 >/sys/class/net/dmnic1/threaded' || die "threaded NAPI on dmnic1"
+	fi
+	set_mtu "$CUR_MTU"
+	MODULE=$1
+}
+MODULES=after
+[ -f /extra/devmemnic-baseline.ko ] && MODULES="before after"
+CUR_MTU=1500
+use_module after
+[ "$MODULES" = after ] && MODULE=
 # Upstream iou-zcrx's large buffers come from 2 MB huge pages (16 per server).
 [[ " $BENCH_CASES " == *" zcrx-64k-upstream "* ]] && echo 64 >/proc/sys/vm/nr_hugepages
 echo "BENCH-INFO $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
 	"$BENCH_MIB MiB per measurement, $BENCH_REPS runs each"
 
 for mtu in $BENCH_MTUS; do
+	CUR_MTU=$mtu
 	set_mtu "$mtu"
 	for flows in $BENCH_FLOWS; do
 		for c in $BENCH_CASES; do
 			one_flow_only "$c" && [ "$flows" != 1 ] && continue
-			case "$c" in
-			split-off-copy) devmemnic_setup off ;;
-			*) devmemnic_setup on ;;
-			esac
-			for rep in $(seq 1 "$BENCH_REPS"); do
-				measure "$c" "$flows" "$mtu" "$rep"
+			for m in $MODULES; do
+				[ "$MODULES" != after ] && use_module "$m"
+				case "$c" in
+				split-off-copy) devmemnic_setup off ;;
+				*) devmemnic_setup on ;;
+				esac
+				for rep in $(seq 1 "$BENCH_REPS"); do
+					measure "$c" "$flows" "$mtu" "$rep"
+				done
 			done
 		done
 	done

@@ -167,9 +167,14 @@ queue_sum() { # rx|tx dev suffix [ns]
 rx_sum() { queue_sum rx "$@"; }
 tx_sum() { queue_sum tx "$@"; }
 
-# Loads devmemnic and puts dmnic1 in namespace "peer": 10.9.0.1/2, fd00::1/2.
+# Loads devmemnic (the installed module, or the file $DMN_KO) and puts dmnic1
+# in namespace "peer": 10.9.0.1/2, fd00::1/2.
 setup_pair() {
-	modprobe devmemnic "$@" || return 1
+	if [ -n "${DMN_KO:-}" ]; then
+		insmod "$DMN_KO" "$@" || return 1
+	else
+		modprobe devmemnic "$@" || return 1
+	fi
 	mkdir -p /run/netns
 	ip netns add peer || return 1
 	# One ip per namespace: under TCG each exec of ip costs about 0.25 s.
