@@ -232,6 +232,50 @@ run_logged() {
 	say "$what done in $(($(date +%s) - t0))s"
 }
 
+# The amd64 Packages index of Debian suite $1 (which lists arch-all packages
+# too), verified: InRelease by Debian's archive keyring, the index by
+# InRelease's SHA256; printed. Downloads go under $2. Empty output if the
+# mirror has no such suite or index; exit 1, with a message, if it does not
+# verify.
+signed_packages_index() { # suite download-dir
+	local suite="$1" idx="$2/$1" sum
+	mkdir -p "$idx"
+	curl -fsSL -o "$idx/InRelease" "$DEBIAN_MIRROR/dists/$suite/InRelease" || return 0
+	gpgv --keyring /usr/share/keyrings/debian-archive-keyring.gpg "$idx/InRelease" >/dev/null 2>&1 || {
+		echo "$suite's InRelease does not verify with Debian's archive keyring" >&2
+		return 1
+	}
+	curl -fsSL -o "$idx/Packages.xz" "$DEBIAN_MIRROR/dists/$suite/main/binary-amd64/Packages.xz" || return 0
+	sum=$(sha256sum "$idx/Packages.xz" | cut -d' ' -f1)
+	grep -q " $sum .* main/binary-amd64/Packages.xz\$" "$idx/InRelease" || {
+		echo "$suite's main/binary-amd64/Packages.xz does not match its signed InRelease (a mirror mid-sync? try again later)" >&2
+		return 1
+	}
+	xz -dc "$idx/Packages.xz"
+	rm -f "$idx/Packages.xz"
+}
+
+# The SHA256 a Packages index on stdin lists for package $1 at version $2
+# (empty if it does not list it).
+index_sha256() { # package version
+	awk -v p="$1" -v v="$2" '
+		$1 == "Package:" {ok = ($2 == p)} $1 == "Version:" {ok = ok && ($2 == v)}
+		ok && $1 == "SHA256:" {print $2} /^$/ {ok = 0}'
+}
+
+# Downloads Debian pool path $2 into directory $3 unless it is there with the
+# pinned SHA256 $1; prints the file. Dies if the download differs from the pin.
+fetch_pinned() { # sha256 pool-path dir
+	local deb="$3/${2##*/}"
+	mkdir -p "$3"
+	if [ ! -f "$deb" ] || ! echo "$1  $deb" | sha256sum -c --quiet 2>/dev/null; then
+		curl -fsSL -o "$deb.part" "$DEBIAN_MIRROR/$2" || die "cannot download $2"
+		echo "$1  $deb.part" | sha256sum -c --quiet || die "${2##*/}: the download's SHA256 differs from the pin"
+		mv "$deb.part" "$deb"
+	fi
+	echo "$deb"
+}
+
 # Where devmemnic.ko is built for $KERNEL's kernel of a flavour: a copy of the
 # module sources per kernel build, so objects of different kernels never mix
 # (MODULE_VARIANT, e.g. "clippy", keeps builds with other flags apart too).

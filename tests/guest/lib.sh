@@ -167,6 +167,16 @@ queue_sum() { # rx|tx dev suffix [ns]
 rx_sum() { queue_sum rx "$@"; }
 tx_sum() { queue_sum tx "$@"; }
 
+# Sets $1 huge pages (2 MiB) aside; fails, saying so, if fewer than $2
+# (default $1) could be.
+reserve_huge_pages() { # pages [at-least]
+	echo "$1" >/proc/sys/vm/nr_hugepages
+	local got
+	got=$(cat /proc/sys/vm/nr_hugepages)
+	[ "$got" -ge "${2:-$1}" ] || { echo "only $got of ${2:-$1} huge pages"; return 1; }
+}
+release_huge_pages() { echo 0 >/proc/sys/vm/nr_hugepages; }
+
 # Loads devmemnic (the installed module, or the file $DMN_KO) and puts dmnic1
 # in namespace "peer": 10.9.0.1/2, fd00::1/2.
 setup_pair() {

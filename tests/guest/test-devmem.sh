@@ -289,18 +289,12 @@ upstream_hds_sweep() {
 # (the pair carries them whole), so with buffers of 16 KiB a frag can exceed a
 # page; it never exceeds a buffer.
 HUGE_PAGES_FOR_DEVMEM=40
-reserve_huge_pages() {
-	echo $HUGE_PAGES_FOR_DEVMEM >/proc/sys/vm/nr_hugepages
-	[ "$(cat /proc/sys/vm/nr_hugepages)" -ge $HUGE_PAGES_FOR_DEVMEM ] ||
-		{ echo "only $(cat /proc/sys/vm/nr_hugepages) of $HUGE_PAGES_FOR_DEVMEM huge pages"; return 1; }
-}
-release_huge_pages() { echo 0 >/proc/sys/vm/nr_hugepages; }
 
 # Upstream's 7.3 ncdevmem unmodified, -b 16384: every byte validated, the
 # payload in the dma-buf, frags larger than a page and none larger than 16 KiB.
 upstream_ncdevmem_large_buffers() {
 	setup_pair || return 1
-	reserve_huge_pages || return 1
+	reserve_huge_pages $HUGE_PAGES_FOR_DEVMEM || return 1
 	local bytes=$(($(tier 16 128) * MIB)) dm0 dm largest
 	dm0=$(rx_sum dmnic1 devmem_packets peer)
 	ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5250 -v 7 -f dmnic1 -b 16384 \
@@ -320,7 +314,7 @@ upstream_ncdevmem_large_buffers() {
 # ncdevmem-rs -b 16384 (its own summary: validated, every token returned).
 rs_large_buffers() {
 	setup_pair || return 1
-	reserve_huge_pages || return 1
+	reserve_huge_pages $HUGE_PAGES_FOR_DEVMEM || return 1
 	local bytes=$(($(tier 32 128) * MIB)) largest
 	rs_server 5251 /tmp/rl.out -c 10.9.0.1 -v 7 -b 16384
 	wait_listen 5251 || { tail -3 /tmp/rl.out.err; return 1; }
@@ -339,7 +333,7 @@ rs_large_buffers() {
 # the driver's ndo_validate_qcfg).
 rx_page_size_refused() {
 	setup_pair || return 1
-	reserve_huge_pages || return 1
+	reserve_huge_pages $HUGE_PAGES_FOR_DEVMEM || return 1
 	local size want before
 	before=$(nic_snapshot)
 	for size in 12288 2048 131072; do

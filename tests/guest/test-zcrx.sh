@@ -32,8 +32,7 @@ upstream_iou_zcrx() { # port server-args client-args
 	q=$(zcrx_setup "$port") || return 1
 	# Large chunks (-x): the area is 2 MB huge pages (upstream sets 64 aside).
 	if [[ " $sargs " == *" -x "* ]]; then
-		echo 64 >/proc/sys/vm/nr_hugepages
-		[ "$(cat /proc/sys/vm/nr_hugepages)" -ge 16 ] || { echo "no huge pages for the area"; return 1; }
+		reserve_huge_pages 64 16 || return 1
 	fi
 	dm0=$(stat_of dmnic1 "rx${q}_devmem_packets" peer)
 	# shellcheck disable=SC2086
