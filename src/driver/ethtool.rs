@@ -4,10 +4,9 @@
 //! rules, per-queue counters.
 
 use super::{
-    nic::{Nic, NicPriv},
+    nic::{Nic, NicPriv, RxStats, TxStats},
     queues,
     rx::{HDS_THRESH_MAX, RING_MAX, RING_MIN},
-    stats::{RxStats, TxStats},
     tx,
 };
 use crate::abstractions::{

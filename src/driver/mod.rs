@@ -7,7 +7,7 @@
 //! header split, the "DMA"), `rx_gro` (the aggregates of receive
 //! coalescing), `xdp` and `rx_xdp` (native XDP: attaching, and the receive
 //! path a program runs in), `queues` (queue memory and the queue-management
-//! API), `ethtool` (handlers), `stats` (counters and qstats).
+//! API), `ethtool` (handlers), `stats` (qstats and link counters).
 
 pub(crate) mod device;
 pub(crate) mod ethtool;

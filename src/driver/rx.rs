@@ -10,8 +10,10 @@
 //! memory (the linear fallback). Each payload byte is copied once: the NIC's DMA.
 
 use super::rx_gro::{GroTable, Held, Slot, GRO_IDLE_FLUSH_MS};
-use super::stats::RxStats;
-use super::{nic::Nic, tx};
+use super::{
+    nic::{Nic, RxStats},
+    tx,
+};
 use crate::abstractions::{
     delay::monotonic_ns,
     delayed_call::{DelayedCall, DelayedCallback},

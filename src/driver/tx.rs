@@ -17,9 +17,8 @@
 //! budget-0 polls, as on a NIC.
 
 use super::{
-    nic::{Nic, NicPriv, Side},
+    nic::{Nic, NicPriv, Side, TxStats},
     rx::RxQueue,
-    stats::TxStats,
 };
 use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff, xdp::XdpXmitBatch};
 use crate::logic::parse::parse_prefix;
