@@ -1,6 +1,8 @@
 //! ncdevmem-rs: the pieces of a devmem TCP receiver and sender, testable on
 //! their own.
 
+#[cfg(test)]
+mod c_headers;
 pub mod cli;
 pub mod cmsg;
 pub mod devmem_tx;
