@@ -17,7 +17,7 @@ use ncdevmem_rs::dmabuf::{page_size, Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
 use ncdevmem_rs::fault::{FailNth, Injection};
-use ncdevmem_rs::netlink::{bind_rx, bind_rx_sized, page_pools, Binding};
+use ncdevmem_rs::netdev::{page_pools, BindRx, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
@@ -180,11 +180,11 @@ fn setup(
     if o.fail_from == FaultPhase::Bind {
         *fail = o.fail_nth.map(FailNth::arm).transpose()?;
     }
-    let fd = mem.fd() as u32;
-    let bound = match o.rx_page_size {
-        Some(size) => bind_rx_sized(ifindex, fd, &queues, size)?,
-        None => bind_rx(ifindex, fd, &queues)?,
-    };
+    let bound = BindRx {
+        rx_page_size: o.rx_page_size,
+        ..BindRx::new(ifindex, mem.fd() as u32, &queues)
+    }
+    .send()?;
     let binding = match bound {
         Ok(b) => b,
         Err(e) => {

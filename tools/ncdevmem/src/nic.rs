@@ -1,7 +1,9 @@
-//! NIC configuration without shelling out to ethtool: header split and
-//! channels through the ethtool generic netlink family, the RSS indirection
-//! table and ntuple rules through `SIOCETHTOOL`, and [`NicConfig`], a guard
-//! that undoes every change it made, last change first, when dropped.
+//! NIC configuration without shelling out to ethtool: header split,
+//! channels and (where the kernel can set it) the RSS indirection table
+//! through the ethtool generic netlink family; ntuple rules, the RX ring
+//! count and 6.12's indirection table through `SIOCETHTOOL`; and
+//! [`NicConfig`], a guard that undoes every change it made, last change
+//! first, when dropped.
 
 use crate::ethtool_ioctl::{self as ioc, EthtoolIoctl, FlowRule, Rxnfc};
 use crate::ethtool_nl::{Channels, ChannelsSet, DataSplit, EthtoolNl};
@@ -119,6 +121,9 @@ pub struct Nic {
     pub ifindex: u32,
     nl: EthtoolNl,
     ioctl: EthtoolIoctl,
+    /// The indirection table goes through netlink (the kernel has
+    /// `ETHTOOL_MSG_RSS_SET`), else through the ioctl.
+    rss_over_netlink: bool,
 }
 
 /// The index of interface `name`, or a "no such interface" error.
@@ -148,6 +153,7 @@ impl Nic {
         Ok(Nic {
             name: name.into(),
             ifindex,
+            rss_over_netlink: nl.can_set_rss(),
             nl,
             ioctl,
         })
@@ -199,11 +205,19 @@ impl NicOps for Nic {
     }
 
     fn indir(&mut self) -> NicResult<Vec<u32>> {
+        if self.rss_over_netlink {
+            let r = self.nl.rss_indir(self.ifindex);
+            return self.nl("get RSS indirection table (ETHTOOL_MSG_RSS_GET)", r);
+        }
         let r = self.ioctl.indir();
         self.io("get RSS indirection table (ETHTOOL_GRXFHINDIR)", r)
     }
 
     fn set_indir(&mut self, t: &[u32]) -> NicResult<()> {
+        if self.rss_over_netlink {
+            let r = self.nl.set_rss_indir(self.ifindex, t);
+            return self.nl("set RSS indirection table (ETHTOOL_MSG_RSS_SET)", r);
+        }
         let r = self.ioctl.set_indir(t);
         self.io("set RSS indirection table (ETHTOOL_SRXFHINDIR)", r)
     }
