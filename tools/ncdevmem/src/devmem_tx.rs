@@ -8,7 +8,7 @@
 //! once its completion arrives on the socket's error queue.
 
 use crate::cmsg::SCM_DEVMEM_DMABUF;
-use crate::netlink::{bind_tx, Binding};
+use crate::netdev::{bind_tx, Binding};
 use crate::zerocopy::{self, Completions};
 use socket2::Socket;
 use std::io;

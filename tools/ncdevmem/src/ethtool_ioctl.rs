@@ -1,15 +1,18 @@
-//! The `SIOCETHTOOL` ioctl, as far as ncdevmem-rs needs it: the RSS
-//! indirection table, ntuple (flow steering) rules and the feature flags.
+//! The `SIOCETHTOOL` ioctl, for what ethtool netlink does not offer here:
+//! ntuple rules (no netlink request on any kernel), the ntuple feature flag,
+//! the RX ring count RSS may use, and the RSS indirection table on kernels
+//! without `ETHTOOL_MSG_RSS_SET` (6.12).
 //!
-//! Requests are byte buffers laid out as the C structs of
-//! include/uapi/linux/ethtool.h; the offsets below were printed by a C
-//! program (`sizeof`/`offsetof`) on x86_64 and are checked by the tests.
+//! The requests are the structs of include/uapi/linux/ethtool.h as
+//! `#[repr(C)]` types. C's padding is spelled out as fields, so every byte
+//! the kernel reads is initialized; a test compiles a C program against the
+//! C headers and compares every size, offset and constant used here.
 
 use std::io;
-use std::net::IpAddr;
+use std::marker::PhantomData;
+use std::mem::{align_of, offset_of, size_of};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-
-pub const SIOCETHTOOL: libc::c_ulong = 0x8946;
 
 pub const ETHTOOL_GFLAGS: u32 = 0x25;
 pub const ETHTOOL_SFLAGS: u32 = 0x26;
@@ -25,46 +28,239 @@ pub const ETHTOOL_SRXFHINDIR: u32 = 0x39;
 pub const ETH_FLAG_NTUPLE: u32 = 1 << 27;
 pub const TCP_V4_FLOW: u32 = 0x01;
 pub const TCP_V6_FLOW: u32 = 0x05;
-pub const FLOW_EXT: u32 = 0x8000_0000;
-pub const FLOW_MAC_EXT: u32 = 0x4000_0000;
-pub const FLOW_RSS: u32 = 0x2000_0000;
 pub const RX_CLS_LOC_ANY: u32 = 0xffff_ffff;
-pub const RX_CLS_LOC_SPECIAL: u32 = 0x8000_0000;
 
-/// `sizeof(struct ethtool_rxnfc)` and its field offsets.
-pub const RXNFC_SIZE: usize = 192;
-pub const RXNFC_FLOW_TYPE: usize = 4;
-pub const RXNFC_DATA: usize = 8;
-pub const RXNFC_FS: usize = 16;
-pub const RXNFC_RULE_CNT: usize = 184;
-pub const RXNFC_RULE_LOCS: usize = 188;
-/// `struct ethtool_rx_flow_spec` offsets (from the start of the spec) and size.
-pub const FS_SIZE: usize = 168;
-pub const FS_FLOW_TYPE: usize = 0;
-pub const FS_H_U: usize = 4;
-pub const FS_H_EXT: usize = 56;
-pub const FS_M_U: usize = 76;
-pub const FS_M_EXT: usize = 128;
-pub const FS_RING_COOKIE: usize = 152;
-pub const FS_LOCATION: usize = 160;
-/// `struct ethtool_tcpip4_spec` and `struct ethtool_tcpip6_spec` offsets.
-pub const TCP4_SRC: usize = 0;
-pub const TCP4_DST: usize = 4;
-pub const TCP4_PSRC: usize = 8;
-pub const TCP4_PDST: usize = 10;
-pub const TCP6_SRC: usize = 0;
-pub const TCP6_DST: usize = 16;
-pub const TCP6_PSRC: usize = 32;
-pub const TCP6_PDST: usize = 34;
-/// `struct ethtool_rxfh_indir`: cmd, size, then `ring_index[]` at 8.
-pub const INDIR_RING_INDEX: usize = 8;
-
-/// `struct ifreq` as SIOCETHTOOL uses it: the name, then `ifr_data`.
+/// `struct ethtool_value`: a command and one value.
 #[repr(C)]
-pub struct IfReq {
-    pub name: [u8; 16],
-    pub data: *mut libc::c_void,
-    pub _pad: [u8; 16],
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EthtoolValue {
+    pub cmd: u32,
+    pub data: u32,
+}
+
+/// `struct ethtool_tcpip4_spec`: addresses and ports in network byte order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpIp4Spec {
+    pub ip4src: u32,
+    pub ip4dst: u32,
+    pub psrc: u16,
+    pub pdst: u16,
+    pub tos: u8,
+    /// C's padding to the struct's alignment.
+    pub pad: [u8; 3],
+}
+
+/// `struct ethtool_tcpip6_spec`: addresses and ports in network byte order.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpIp6Spec {
+    pub ip6src: [u32; 4],
+    pub ip6dst: [u32; 4],
+    pub psrc: u16,
+    pub pdst: u16,
+    pub tclass: u8,
+    /// C's padding to the struct's alignment.
+    pub pad: [u8; 3],
+}
+
+/// `union ethtool_flow_union`: a flow's fields, laid out by its flow type.
+///
+/// Invariant: all 52 bytes are initialized. The constructors start from
+/// zeros and write whole variants, none of which has padding.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union FlowUnion {
+    tcp_ip4_spec: TcpIp4Spec,
+    tcp_ip6_spec: TcpIp6Spec,
+    hdata: [u8; 52],
+}
+
+impl FlowUnion {
+    /// A TCP/IPv4 flow's fields, the rest zero.
+    pub fn tcp4(spec: TcpIp4Spec) -> Self {
+        let mut u = FlowUnion::default();
+        u.tcp_ip4_spec = spec;
+        u
+    }
+
+    /// A TCP/IPv6 flow's fields, the rest zero.
+    pub fn tcp6(spec: TcpIp6Spec) -> Self {
+        let mut u = FlowUnion::default();
+        u.tcp_ip6_spec = spec;
+        u
+    }
+
+    /// The fields read as a TCP/IPv4 flow's.
+    pub fn as_tcp4(&self) -> TcpIp4Spec {
+        // SAFETY: every byte is initialized (the type's invariant) and any
+        // bytes are a valid `TcpIp4Spec`, made of integers only.
+        unsafe { self.tcp_ip4_spec }
+    }
+
+    /// The fields read as a TCP/IPv6 flow's.
+    pub fn as_tcp6(&self) -> TcpIp6Spec {
+        // SAFETY: as in `as_tcp4`.
+        unsafe { self.tcp_ip6_spec }
+    }
+
+    /// The union's bytes.
+    pub fn bytes(&self) -> [u8; 52] {
+        // SAFETY: every byte is initialized (the type's invariant).
+        unsafe { self.hdata }
+    }
+}
+
+impl Default for FlowUnion {
+    fn default() -> Self {
+        FlowUnion { hdata: [0; 52] }
+    }
+}
+
+impl PartialEq for FlowUnion {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes() == other.bytes()
+    }
+}
+
+impl Eq for FlowUnion {}
+
+impl std::fmt::Debug for FlowUnion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FlowUnion({:02x?})", self.bytes())
+    }
+}
+
+/// `struct ethtool_flow_ext`: VLAN, user data and destination MAC fields.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowExt {
+    pub padding: [u8; 2],
+    pub h_dest: [u8; 6],
+    pub vlan_etype: u16,
+    pub vlan_tci: u16,
+    pub data: [u32; 2],
+}
+
+/// `struct ethtool_rx_flow_spec`: one classification rule.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxFlowSpec {
+    pub flow_type: u32,
+    /// Values to match.
+    pub h_u: FlowUnion,
+    pub h_ext: FlowExt,
+    /// Masks: a set bit matches the value's bit, a clear one is a wildcard.
+    pub m_u: FlowUnion,
+    pub m_ext: FlowExt,
+    /// C's padding before the 8-byte `ring_cookie`.
+    pub pad: u32,
+    /// The RX queue (or a special action).
+    pub ring_cookie: u64,
+    pub location: u32,
+    /// C's padding to the struct's alignment.
+    pub tail_pad: u32,
+}
+
+/// `struct ethtool_rxnfc`: RX flow classification requests.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Rxnfc {
+    pub cmd: u32,
+    pub flow_type: u32,
+    pub data: u64,
+    pub fs: RxFlowSpec,
+    /// Also `rss_context`, in C's anonymous union.
+    pub rule_cnt: u32,
+    /// The flexible array of `ETHTOOL_GRXCLSRLALL`, starting in the padding.
+    pub rule_locs: [u32; 0],
+    /// C's padding to the struct's alignment (`rule_locs[0]` when present).
+    pub tail_pad: u32,
+}
+
+impl Rxnfc {
+    /// A request for `cmd`, everything else zero.
+    pub fn new(cmd: u32) -> Self {
+        Rxnfc {
+            cmd,
+            ..Default::default()
+        }
+    }
+}
+
+/// `struct ethtool_rxfh_indir`: the RSS indirection table's size, then its
+/// entries (`ring_index[]`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RxfhIndir {
+    pub cmd: u32,
+    pub size: u32,
+    pub ring_index: [u32; 0],
+}
+
+/// A request struct `T` with room for `len` entries of its flexible `u32`
+/// array, which starts at byte `at`: one 8-aligned buffer the kernel reads
+/// and writes. `T` must have no implicit padding (the layout test checks
+/// these structs' sizes), so every byte of the buffer stays initialized.
+struct WithArray<T> {
+    words: Vec<u64>,
+    at: usize,
+    len: usize,
+    head: PhantomData<T>,
+}
+
+impl<T: Copy> WithArray<T> {
+    fn new(head: T, at: usize, len: usize) -> Self {
+        const { assert!(align_of::<T>() <= align_of::<u64>()) };
+        assert!(at.is_multiple_of(align_of::<u32>()) && at <= size_of::<T>());
+        let bytes = size_of::<T>().max(at + size_of::<u32>() * len);
+        let mut words = vec![0u64; bytes.div_ceil(size_of::<u64>())];
+        // SAFETY: `words` is aligned for `T` (asserted above) and holds at
+        // least `size_of::<T>()` bytes.
+        unsafe { words.as_mut_ptr().cast::<T>().write(head) };
+        WithArray {
+            words,
+            at,
+            len,
+            head: PhantomData,
+        }
+    }
+
+    /// The struct as the kernel left it.
+    fn head(&self) -> T {
+        // SAFETY: as in `new`; the bytes are initialized (written as a `T`,
+        // zeroed, or written by the kernel) and `T` is made of integers.
+        unsafe { self.words.as_ptr().cast::<T>().read() }
+    }
+
+    fn array(&self) -> &[u32] {
+        // SAFETY: `at` is 4-aligned in an 8-aligned buffer of at least
+        // `at + 4 * len` initialized bytes (see `new`), borrowed with `self`.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.words.as_ptr().cast::<u8>().add(self.at).cast::<u32>(),
+                self.len,
+            )
+        }
+    }
+
+    fn array_mut(&mut self) -> &mut [u32] {
+        // SAFETY: as in `array`, borrowed mutably with `self`.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.words
+                    .as_mut_ptr()
+                    .cast::<u8>()
+                    .add(self.at)
+                    .cast::<u32>(),
+                self.len,
+            )
+        }
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut libc::c_void {
+        self.words.as_mut_ptr().cast()
+    }
 }
 
 /// A TCP flow steering rule: match the given fields, deliver to `queue`.
@@ -142,112 +338,127 @@ impl std::fmt::Display for FlowRule {
     }
 }
 
-fn put32(b: &mut [u8], off: usize, v: u32) {
-    b[off..off + 4].copy_from_slice(&v.to_ne_bytes());
+/// An IPv4 address as a `__be32` (its octets in memory order).
+fn be32(a: IpAddr) -> u32 {
+    let v4 = match a {
+        IpAddr::V4(a) => a,
+        IpAddr::V6(a) => a.to_ipv4_mapped().unwrap_or(Ipv4Addr::UNSPECIFIED),
+    };
+    u32::from_ne_bytes(v4.octets())
 }
 
-fn get32(b: &[u8], off: usize) -> u32 {
-    u32::from_ne_bytes(b[off..off + 4].try_into().unwrap())
+/// An IPv6 address as `__be32[4]`.
+fn be32x4(a: IpAddr) -> [u32; 4] {
+    let v6 = match a {
+        IpAddr::V4(a) => a.to_ipv6_mapped(),
+        IpAddr::V6(a) => a,
+    };
+    let o = v6.octets();
+    std::array::from_fn(|i| {
+        u32::from_ne_bytes([o[4 * i], o[4 * i + 1], o[4 * i + 2], o[4 * i + 3]])
+    })
 }
 
-fn ip_bytes(a: IpAddr) -> Vec<u8> {
-    match a {
-        IpAddr::V4(a) => a.octets().to_vec(),
-        IpAddr::V6(a) => a.octets().to_vec(),
-    }
-}
-
-/// An `ethtool_rxnfc` with only `cmd` set.
-pub fn rxnfc(cmd: u32) -> Vec<u8> {
-    let mut b = vec![0u8; RXNFC_SIZE];
-    put32(&mut b, 0, cmd);
-    b
+/// The octets of a `__be32[4]` IPv6 address.
+fn octets_of(words: [u32; 4]) -> [u8; 16] {
+    std::array::from_fn(|i| words[i / 4].to_ne_bytes()[i % 4])
 }
 
 /// The `ETHTOOL_SRXCLSRLINS` request for `rule` at `loc` (`RX_CLS_LOC_ANY`: the
 /// driver picks). Fields given are matched exactly (mask all ones), the others
 /// are wildcards (value and mask zero).
-pub fn encode_insert(rule: &FlowRule, loc: u32) -> Vec<u8> {
-    let mut b = rxnfc(ETHTOOL_SRXCLSRLINS);
-    let fs = RXNFC_FS;
+pub fn encode_insert(rule: &FlowRule, loc: u32) -> Rxnfc {
     let flow_type = if rule.ipv6 { TCP_V6_FLOW } else { TCP_V4_FLOW };
-    put32(&mut b, RXNFC_FLOW_TYPE, flow_type);
-    put32(&mut b, fs + FS_FLOW_TYPE, flow_type);
-    let (src, dst, psrc, pdst) = if rule.ipv6 {
-        (TCP6_SRC, TCP6_DST, TCP6_PSRC, TCP6_PDST)
+    let port = |p: Option<u16>| (p.map_or(0, u16::to_be), p.map_or(0, |_| u16::MAX));
+    let (sport, sport_mask) = port(rule.sport);
+    let (dport, dport_mask) = port(rule.dport);
+    let (h_u, m_u) = if rule.ipv6 {
+        let addr = |a: Option<IpAddr>| {
+            (
+                a.map_or([0; 4], be32x4),
+                a.map_or([0; 4], |_| [u32::MAX; 4]),
+            )
+        };
+        let ((src, src_mask), (dst, dst_mask)) = (addr(rule.src), addr(rule.dst));
+        let spec = |ip6src, ip6dst, psrc, pdst| TcpIp6Spec {
+            ip6src,
+            ip6dst,
+            psrc,
+            pdst,
+            ..Default::default()
+        };
+        (
+            FlowUnion::tcp6(spec(src, dst, sport, dport)),
+            FlowUnion::tcp6(spec(src_mask, dst_mask, sport_mask, dport_mask)),
+        )
     } else {
-        (TCP4_SRC, TCP4_DST, TCP4_PSRC, TCP4_PDST)
+        let addr = |a: Option<IpAddr>| (a.map_or(0, be32), a.map_or(0, |_| u32::MAX));
+        let ((src, src_mask), (dst, dst_mask)) = (addr(rule.src), addr(rule.dst));
+        let spec = |ip4src, ip4dst, psrc, pdst| TcpIp4Spec {
+            ip4src,
+            ip4dst,
+            psrc,
+            pdst,
+            ..Default::default()
+        };
+        (
+            FlowUnion::tcp4(spec(src, dst, sport, dport)),
+            FlowUnion::tcp4(spec(src_mask, dst_mask, sport_mask, dport_mask)),
+        )
     };
-    let mut field = |off: usize, val: &[u8]| {
-        let h = fs + FS_H_U + off;
-        let m = fs + FS_M_U + off;
-        b[h..h + val.len()].copy_from_slice(val);
-        b[m..m + val.len()].fill(0xff);
-    };
-    if let Some(a) = rule.src {
-        field(src, &ip_bytes(a));
+    Rxnfc {
+        cmd: ETHTOOL_SRXCLSRLINS,
+        flow_type,
+        fs: RxFlowSpec {
+            flow_type,
+            h_u,
+            m_u,
+            ring_cookie: u64::from(rule.queue),
+            location: loc,
+            ..Default::default()
+        },
+        ..Default::default()
     }
-    if let Some(a) = rule.dst {
-        field(dst, &ip_bytes(a));
-    }
-    if let Some(p) = rule.sport {
-        field(psrc, &p.to_be_bytes());
-    }
-    if let Some(p) = rule.dport {
-        field(pdst, &p.to_be_bytes());
-    }
-    let rc = fs + FS_RING_COOKIE;
-    b[rc..rc + 8].copy_from_slice(&u64::from(rule.queue).to_ne_bytes());
-    put32(&mut b, fs + FS_LOCATION, loc);
-    b
 }
 
 /// The rule an `ethtool_rxnfc` describes, if it is a plain tcp4/tcp6 rule
-/// to a queue whose masks are all-or-nothing.
-pub fn decode_rule(b: &[u8]) -> Option<FlowRule> {
-    let fs = RXNFC_FS;
-    let flow_type = get32(b, fs + FS_FLOW_TYPE);
-    let ipv6 = match flow_type {
-        TCP_V4_FLOW => false,
-        TCP_V6_FLOW => true,
-        _ => return None,
-    };
-    let (src, dst, psrc, pdst, alen) = if ipv6 {
-        (TCP6_SRC, TCP6_DST, TCP6_PSRC, TCP6_PDST, 16)
-    } else {
-        (TCP4_SRC, TCP4_DST, TCP4_PSRC, TCP4_PDST, 4)
-    };
-    let field = |off: usize, len: usize| -> Option<&[u8]> {
-        let m = &b[fs + FS_M_U + off..fs + FS_M_U + off + len];
-        m.iter()
-            .all(|&x| x == 0xff)
-            .then(|| &b[fs + FS_H_U + off..fs + FS_H_U + off + len])
-    };
-    let addr = |off| {
-        field(off, alen).map(|v| {
-            if ipv6 {
-                IpAddr::from(<[u8; 16]>::try_from(v).unwrap())
-            } else {
-                IpAddr::from(<[u8; 4]>::try_from(v).unwrap())
+/// to a queue. A field counts when its mask is all ones; any other mask
+/// (none here sets partial ones) is taken for a wildcard.
+pub fn decode_rule(r: &Rxnfc) -> Option<FlowRule> {
+    let fs = &r.fs;
+    let queue = u32::try_from(fs.ring_cookie).ok()?;
+    let port = |v: u16, m: u16| (m == u16::MAX).then(|| u16::from_be(v));
+    Some(match fs.flow_type {
+        TCP_V4_FLOW => {
+            let (h, m) = (fs.h_u.as_tcp4(), fs.m_u.as_tcp4());
+            let addr = |v: u32, m: u32| {
+                (m == u32::MAX).then(|| IpAddr::from(Ipv4Addr::from(v.to_ne_bytes())))
+            };
+            FlowRule {
+                ipv6: false,
+                src: addr(h.ip4src, m.ip4src),
+                dst: addr(h.ip4dst, m.ip4dst),
+                sport: port(h.psrc, m.psrc),
+                dport: port(h.pdst, m.pdst),
+                queue,
             }
-        })
-    };
-    let port = |off| field(off, 2).map(|v| u16::from_be_bytes([v[0], v[1]]));
-    let rc = fs + FS_RING_COOKIE;
-    let cookie = u64::from_ne_bytes(b[rc..rc + 8].try_into().unwrap());
-    Some(FlowRule {
-        ipv6,
-        src: addr(src),
-        dst: addr(dst),
-        sport: port(psrc),
-        dport: port(pdst),
-        queue: u32::try_from(cookie).ok()?,
+        }
+        TCP_V6_FLOW => {
+            let (h, m) = (fs.h_u.as_tcp6(), fs.m_u.as_tcp6());
+            let addr = |v: [u32; 4], m: [u32; 4]| {
+                (m == [u32::MAX; 4]).then(|| IpAddr::from(Ipv6Addr::from(octets_of(v))))
+            };
+            FlowRule {
+                ipv6: true,
+                src: addr(h.ip6src, m.ip6src),
+                dst: addr(h.ip6dst, m.ip6dst),
+                sport: port(h.psrc, m.psrc),
+                dport: port(h.pdst, m.pdst),
+                queue,
+            }
+        }
+        _ => return None,
     })
-}
-
-/// The location field of an `ethtool_rxnfc`.
-pub fn rule_location(b: &[u8]) -> u32 {
-    get32(b, RXNFC_FS + FS_LOCATION)
 }
 
 /// An indirection table spreading over queues `0..n` as `ethtool -X equal n`
@@ -261,52 +472,24 @@ pub fn default_table(size: usize, rings: u32) -> Vec<u32> {
     equal_table(size, rings)
 }
 
-/// An `ethtool_rxfh_indir` request for `table` (empty: size 0).
-pub fn encode_indir(cmd: u32, size: u32, table: &[u32]) -> Vec<u8> {
-    let mut b = vec![0u8; INDIR_RING_INDEX + 4 * (size as usize).max(table.len())];
-    put32(&mut b, 0, cmd);
-    put32(&mut b, 4, size);
-    for (i, q) in table.iter().enumerate() {
-        put32(&mut b, INDIR_RING_INDEX + 4 * i, *q);
-    }
-    b
-}
-
-/// An `ETHTOOL_GRXCLSRLALL` request with room for `n` locations.
-pub fn encode_rule_all(n: u32) -> Vec<u8> {
-    let mut b = vec![0u8; (RXNFC_RULE_LOCS + 4 * n as usize).max(RXNFC_SIZE)];
-    put32(&mut b, 0, ETHTOOL_GRXCLSRLALL);
-    put32(&mut b, RXNFC_RULE_CNT, n);
-    b
-}
-
-/// The locations an `ETHTOOL_GRXCLSRLALL` reply lists.
-pub fn decode_rule_all(b: &[u8]) -> Vec<u32> {
-    let n = get32(b, RXNFC_RULE_CNT) as usize;
-    (0..n)
-        .map_while(|i| {
-            let off = RXNFC_RULE_LOCS + 4 * i;
-            (off + 4 <= b.len()).then(|| get32(b, off))
-        })
-        .collect()
-}
-
 /// An ioctl socket bound to one interface name.
 pub struct EthtoolIoctl {
     fd: OwnedFd,
-    name: [u8; 16],
+    name: [libc::c_char; libc::IFNAMSIZ],
 }
 
 impl EthtoolIoctl {
     pub fn open(ifname: &str) -> io::Result<Self> {
-        if ifname.is_empty() || ifname.len() > 15 {
+        if ifname.is_empty() || ifname.len() >= libc::IFNAMSIZ {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!("bad interface name '{ifname}'"),
             ));
         }
-        let mut name = [0u8; 16];
-        name[..ifname.len()].copy_from_slice(ifname.as_bytes());
+        let mut name = [0; libc::IFNAMSIZ];
+        for (c, b) in name.iter_mut().zip(ifname.bytes()) {
+            *c = b as libc::c_char;
+        }
         // SAFETY: plain syscall.
         let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
         if fd < 0 {
@@ -317,187 +500,318 @@ impl EthtoolIoctl {
         Ok(Self { fd, name })
     }
 
-    /// Runs one SIOCETHTOOL command on `buf` (a request the kernel may write back into).
-    pub fn call(&self, buf: &mut [u8]) -> io::Result<()> {
-        let mut ifr = IfReq {
-            name: self.name,
-            data: buf.as_mut_ptr().cast(),
-            _pad: [0; 16],
-        };
-        // SAFETY: `ifr` names the device and points at `buf`, which is as large
-        // as the command's struct (the callers size it; see the encoders).
-        let r = unsafe { libc::ioctl(self.fd.as_raw_fd(), SIOCETHTOOL, &mut ifr) };
+    /// Runs one SIOCETHTOOL command on the request at `req`.
+    ///
+    /// # Safety
+    ///
+    /// `req` must point to a request as large as the kernel reads and writes
+    /// for its command (and the counts in it), valid for the call.
+    unsafe fn call(&self, req: *mut libc::c_void) -> io::Result<()> {
+        // SAFETY: all zeroes is a valid `ifreq` (a name and a union of plain
+        // data and a pointer).
+        let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
+        ifr.ifr_name = self.name;
+        ifr.ifr_ifru.ifru_data = req.cast();
+        // SAFETY: `ifr` names the device and points at the request, which
+        // the caller vouches for.
+        let r = unsafe { libc::ioctl(self.fd.as_raw_fd(), libc::SIOCETHTOOL, &mut ifr) };
         if r < 0 {
             return Err(io::Error::last_os_error());
         }
         Ok(())
     }
 
-    fn value(&self, cmd: u32) -> io::Result<u32> {
-        let mut b = [0u8; 8];
-        put32(&mut b, 0, cmd);
-        self.call(&mut b)?;
-        Ok(get32(&b, 4))
+    /// Runs a command whose request is one `ethtool_rxnfc`.
+    fn rxnfc(&self, mut req: Rxnfc) -> io::Result<Rxnfc> {
+        // SAFETY: every command sent here reads and writes one `ethtool_rxnfc`
+        // (GRXRINGS, GRXCLSRLCNT, GRXCLSRULE, SRXCLSRLINS, SRXCLSRLDEL).
+        unsafe { self.call((&raw mut req).cast())? };
+        Ok(req)
+    }
+
+    /// Runs a command whose request is one `ethtool_value`.
+    fn value(&self, cmd: u32, data: u32) -> io::Result<u32> {
+        let mut req = EthtoolValue { cmd, data };
+        // SAFETY: GFLAGS and SFLAGS read and write one `ethtool_value`.
+        unsafe { self.call((&raw mut req).cast())? };
+        Ok(req.data)
     }
 
     /// `ETHTOOL_GFLAGS`.
     pub fn flags(&self) -> io::Result<u32> {
-        self.value(ETHTOOL_GFLAGS)
+        self.value(ETHTOOL_GFLAGS, 0)
     }
 
     /// `ETHTOOL_SFLAGS`.
     pub fn set_flags(&self, flags: u32) -> io::Result<()> {
-        let mut b = [0u8; 8];
-        put32(&mut b, 0, ETHTOOL_SFLAGS);
-        put32(&mut b, 4, flags);
-        self.call(&mut b)
+        self.value(ETHTOOL_SFLAGS, flags).map(drop)
     }
 
     /// `ETHTOOL_GRXRINGS`: how many RX rings RSS and rules may use.
     pub fn rx_rings(&self) -> io::Result<u32> {
-        let mut b = rxnfc(ETHTOOL_GRXRINGS);
-        self.call(&mut b)?;
-        Ok(u64::from_ne_bytes(b[RXNFC_DATA..RXNFC_DATA + 8].try_into().unwrap()) as u32)
+        Ok(self.rxnfc(Rxnfc::new(ETHTOOL_GRXRINGS))?.data as u32)
+    }
+
+    /// Runs an indirection table command with room for `len` entries.
+    fn rxfh_indir(&self, cmd: u32, len: usize, table: &[u32]) -> io::Result<WithArray<RxfhIndir>> {
+        let head = RxfhIndir {
+            cmd,
+            size: len as u32,
+            ring_index: [],
+        };
+        let mut req = WithArray::new(head, offset_of!(RxfhIndir, ring_index), len);
+        req.array_mut()[..table.len()].copy_from_slice(table);
+        // SAFETY: the kernel reads and writes `size` entries after the
+        // header, and `req` has room for them.
+        unsafe { self.call(req.as_mut_ptr())? };
+        Ok(req)
     }
 
     /// `ETHTOOL_GRXFHINDIR`: the RSS indirection table.
     pub fn indir(&self) -> io::Result<Vec<u32>> {
-        let mut b = encode_indir(ETHTOOL_GRXFHINDIR, 0, &[]);
-        self.call(&mut b)?;
-        let size = get32(&b, 4);
+        let size = self.rxfh_indir(ETHTOOL_GRXFHINDIR, 0, &[])?.head().size;
         if size == 0 {
             return Ok(Vec::new());
         }
-        let mut b = encode_indir(ETHTOOL_GRXFHINDIR, size, &[]);
-        self.call(&mut b)?;
-        Ok((0..size as usize)
-            .map(|i| get32(&b, INDIR_RING_INDEX + 4 * i))
-            .collect())
+        let req = self.rxfh_indir(ETHTOOL_GRXFHINDIR, size as usize, &[])?;
+        Ok(req.array().to_vec())
     }
 
     /// `ETHTOOL_SRXFHINDIR`; an empty table resets to the driver's default.
     pub fn set_indir(&self, table: &[u32]) -> io::Result<()> {
-        let mut b = encode_indir(ETHTOOL_SRXFHINDIR, table.len() as u32, table);
-        self.call(&mut b)
+        self.rxfh_indir(ETHTOOL_SRXFHINDIR, table.len(), table)
+            .map(drop)
     }
 
     /// `ETHTOOL_GRXCLSRLCNT` then `ETHTOOL_GRXCLSRLALL`: the rule locations in use.
     pub fn rule_locs(&self) -> io::Result<Vec<u32>> {
-        let mut b = rxnfc(ETHTOOL_GRXCLSRLCNT);
-        self.call(&mut b)?;
-        let n = get32(&b, RXNFC_RULE_CNT);
+        let n = self.rxnfc(Rxnfc::new(ETHTOOL_GRXCLSRLCNT))?.rule_cnt as usize;
         if n == 0 {
             return Ok(Vec::new());
         }
-        let mut b = encode_rule_all(n);
-        self.call(&mut b)?;
-        Ok(decode_rule_all(&b))
+        let head = Rxnfc {
+            rule_cnt: n as u32,
+            ..Rxnfc::new(ETHTOOL_GRXCLSRLALL)
+        };
+        let mut req = WithArray::new(head, offset_of!(Rxnfc, rule_locs), n);
+        // SAFETY: the kernel writes at most `rule_cnt` locations after the
+        // struct's `rule_locs`, and `req` has room for that many.
+        unsafe { self.call(req.as_mut_ptr())? };
+        let found = (req.head().rule_cnt as usize).min(n);
+        Ok(req.array()[..found].to_vec())
     }
 
-    /// `ETHTOOL_GRXCLSRULE`: the rule at `loc`, as the kernel's `ethtool_rxnfc`.
-    pub fn rule_get(&self, loc: u32) -> io::Result<Vec<u8>> {
-        let mut b = rxnfc(ETHTOOL_GRXCLSRULE);
-        put32(&mut b, RXNFC_FS + FS_LOCATION, loc);
-        self.call(&mut b)?;
-        Ok(b)
+    /// `ETHTOOL_GRXCLSRULE`: the rule at `loc`.
+    pub fn rule_get(&self, loc: u32) -> io::Result<Rxnfc> {
+        let mut req = Rxnfc::new(ETHTOOL_GRXCLSRULE);
+        req.fs.location = loc;
+        self.rxnfc(req)
     }
 
-    /// `ETHTOOL_SRXCLSRLINS` of a whole `ethtool_rxnfc` (its `cmd` is set here);
-    /// returns the location the driver used.
-    pub fn rule_insert(&self, req: &[u8]) -> io::Result<u32> {
-        let mut b = req.to_vec();
-        b.resize(RXNFC_SIZE.max(b.len()), 0);
-        put32(&mut b, 0, ETHTOOL_SRXCLSRLINS);
-        self.call(&mut b)?;
-        Ok(rule_location(&b))
+    /// `ETHTOOL_SRXCLSRLINS` of a rule (its `cmd` is set here); returns the
+    /// location the driver used.
+    pub fn rule_insert(&self, rule: &Rxnfc) -> io::Result<u32> {
+        let req = Rxnfc {
+            cmd: ETHTOOL_SRXCLSRLINS,
+            ..*rule
+        };
+        Ok(self.rxnfc(req)?.fs.location)
     }
 
     /// `ETHTOOL_SRXCLSRLDEL`.
     pub fn rule_delete(&self, loc: u32) -> io::Result<()> {
-        let mut b = rxnfc(ETHTOOL_SRXCLSRLDEL);
-        put32(&mut b, RXNFC_FS + FS_LOCATION, loc);
-        self.call(&mut b)
+        let mut req = Rxnfc::new(ETHTOOL_SRXCLSRLDEL);
+        req.fs.location = loc;
+        self.rxnfc(req).map(drop)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::{Ipv4Addr, Ipv6Addr};
 
-    /// Printed by a C program including <linux/ethtool.h> and
-    /// <linux/sockios.h> (the 6.12 uapi and the host's headers agree):
-    /// sizeof(struct ethtool_rxnfc) = 192, offsetof(flow_type) = 4,
-    /// offsetof(data) = 8, offsetof(fs) = 16, offsetof(rule_cnt) = 184,
-    /// offsetof(rule_locs) = 188; sizeof(struct ethtool_rx_flow_spec) = 168,
-    /// h_u 4, h_ext 56, m_u 76, m_ext 128, ring_cookie 152, location 160;
-    /// sizeof(union ethtool_flow_union) = 52, sizeof(struct ethtool_flow_ext) = 20;
-    /// tcpip4_spec: ip4src 0, ip4dst 4, psrc 8, pdst 10, tos 12;
-    /// tcpip6_spec: ip6src 0, ip6dst 16, psrc 32, pdst 34, tclass 36;
-    /// sizeof(struct ethtool_rxfh_indir) = 8, ring_index at 8;
-    /// sizeof(struct ifreq) = 40, ifr_data at 16.
+    /// Each size, offset and constant above, as the C compiler finds it in
+    /// <linux/ethtool.h>, <linux/sockios.h> and <net/if.h>. The uapi layout
+    /// of these structs has not changed since long before 6.12, so the
+    /// host's headers stand for the guest kernels'. Fails without `cc`.
     #[test]
-    fn layout_matches_c() {
-        assert_eq!(RXNFC_SIZE, 192);
-        assert_eq!(
+    fn layout_matches_the_c_headers() {
+        let rust: Vec<(&str, usize)> = vec![
+            ("sizeof(struct ethtool_value)", size_of::<EthtoolValue>()),
             (
-                RXNFC_FLOW_TYPE,
-                RXNFC_DATA,
-                RXNFC_FS,
-                RXNFC_RULE_CNT,
-                RXNFC_RULE_LOCS
+                "offsetof(struct ethtool_value, data)",
+                offset_of!(EthtoolValue, data),
             ),
-            (4, 8, 16, 184, 188)
-        );
-        assert_eq!(FS_SIZE, 168);
-        assert_eq!(
             (
-                FS_FLOW_TYPE,
-                FS_H_U,
-                FS_H_EXT,
-                FS_M_U,
-                FS_M_EXT,
-                FS_RING_COOKIE,
-                FS_LOCATION
+                "sizeof(struct ethtool_tcpip4_spec)",
+                size_of::<TcpIp4Spec>(),
             ),
-            (0, 4, 56, 76, 128, 152, 160)
-        );
-        // The flow union is 52 bytes, the extension 20.
-        assert_eq!(FS_H_EXT - FS_H_U, 52);
-        assert_eq!(FS_M_U - FS_H_EXT, 20);
-        assert_eq!(FS_M_EXT - FS_M_U, 52);
-        assert_eq!(RXNFC_FS + FS_SIZE, RXNFC_RULE_CNT);
-        assert_eq!((TCP4_SRC, TCP4_DST, TCP4_PSRC, TCP4_PDST), (0, 4, 8, 10));
-        assert_eq!((TCP6_SRC, TCP6_DST, TCP6_PSRC, TCP6_PDST), (0, 16, 32, 34));
-        assert_eq!(INDIR_RING_INDEX, 8);
-        assert_eq!(std::mem::size_of::<IfReq>(), 40);
-        assert_eq!(std::mem::offset_of!(IfReq, data), 16);
-        assert_eq!(SIOCETHTOOL, 35142);
-        assert_eq!(
-            [
-                ETHTOOL_GFLAGS,
-                ETHTOOL_SFLAGS,
-                ETHTOOL_GRXRINGS,
-                ETHTOOL_GRXCLSRLCNT,
-                ETHTOOL_GRXCLSRULE,
-                ETHTOOL_GRXCLSRLALL,
-                ETHTOOL_SRXCLSRLDEL,
-                ETHTOOL_SRXCLSRLINS,
-                ETHTOOL_GRXFHINDIR,
-                ETHTOOL_SRXFHINDIR
-            ],
-            [37, 38, 45, 46, 47, 48, 49, 50, 56, 57]
-        );
-        assert_eq!(ETH_FLAG_NTUPLE, 134_217_728);
-        assert_eq!((TCP_V4_FLOW, TCP_V6_FLOW), (1, 5));
-        assert_eq!(
-            (RX_CLS_LOC_ANY, RX_CLS_LOC_SPECIAL),
-            (4_294_967_295, 2_147_483_648)
-        );
+            (
+                "_Alignof(struct ethtool_tcpip4_spec)",
+                align_of::<TcpIp4Spec>(),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip4_spec, ip4src)",
+                offset_of!(TcpIp4Spec, ip4src),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip4_spec, ip4dst)",
+                offset_of!(TcpIp4Spec, ip4dst),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip4_spec, psrc)",
+                offset_of!(TcpIp4Spec, psrc),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip4_spec, pdst)",
+                offset_of!(TcpIp4Spec, pdst),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip4_spec, tos)",
+                offset_of!(TcpIp4Spec, tos),
+            ),
+            (
+                "sizeof(struct ethtool_tcpip6_spec)",
+                size_of::<TcpIp6Spec>(),
+            ),
+            (
+                "_Alignof(struct ethtool_tcpip6_spec)",
+                align_of::<TcpIp6Spec>(),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip6_spec, ip6src)",
+                offset_of!(TcpIp6Spec, ip6src),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip6_spec, ip6dst)",
+                offset_of!(TcpIp6Spec, ip6dst),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip6_spec, psrc)",
+                offset_of!(TcpIp6Spec, psrc),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip6_spec, pdst)",
+                offset_of!(TcpIp6Spec, pdst),
+            ),
+            (
+                "offsetof(struct ethtool_tcpip6_spec, tclass)",
+                offset_of!(TcpIp6Spec, tclass),
+            ),
+            ("sizeof(union ethtool_flow_union)", size_of::<FlowUnion>()),
+            (
+                "_Alignof(union ethtool_flow_union)",
+                align_of::<FlowUnion>(),
+            ),
+            ("sizeof(struct ethtool_flow_ext)", size_of::<FlowExt>()),
+            ("_Alignof(struct ethtool_flow_ext)", align_of::<FlowExt>()),
+            (
+                "offsetof(struct ethtool_flow_ext, h_dest)",
+                offset_of!(FlowExt, h_dest),
+            ),
+            (
+                "offsetof(struct ethtool_flow_ext, vlan_etype)",
+                offset_of!(FlowExt, vlan_etype),
+            ),
+            (
+                "offsetof(struct ethtool_flow_ext, vlan_tci)",
+                offset_of!(FlowExt, vlan_tci),
+            ),
+            (
+                "offsetof(struct ethtool_flow_ext, data)",
+                offset_of!(FlowExt, data),
+            ),
+            (
+                "sizeof(struct ethtool_rx_flow_spec)",
+                size_of::<RxFlowSpec>(),
+            ),
+            (
+                "_Alignof(struct ethtool_rx_flow_spec)",
+                align_of::<RxFlowSpec>(),
+            ),
+            (
+                "offsetof(struct ethtool_rx_flow_spec, h_u)",
+                offset_of!(RxFlowSpec, h_u),
+            ),
+            (
+                "offsetof(struct ethtool_rx_flow_spec, h_ext)",
+                offset_of!(RxFlowSpec, h_ext),
+            ),
+            (
+                "offsetof(struct ethtool_rx_flow_spec, m_u)",
+                offset_of!(RxFlowSpec, m_u),
+            ),
+            (
+                "offsetof(struct ethtool_rx_flow_spec, m_ext)",
+                offset_of!(RxFlowSpec, m_ext),
+            ),
+            (
+                "offsetof(struct ethtool_rx_flow_spec, ring_cookie)",
+                offset_of!(RxFlowSpec, ring_cookie),
+            ),
+            (
+                "offsetof(struct ethtool_rx_flow_spec, location)",
+                offset_of!(RxFlowSpec, location),
+            ),
+            ("sizeof(struct ethtool_rxnfc)", size_of::<Rxnfc>()),
+            ("_Alignof(struct ethtool_rxnfc)", align_of::<Rxnfc>()),
+            (
+                "offsetof(struct ethtool_rxnfc, flow_type)",
+                offset_of!(Rxnfc, flow_type),
+            ),
+            (
+                "offsetof(struct ethtool_rxnfc, data)",
+                offset_of!(Rxnfc, data),
+            ),
+            ("offsetof(struct ethtool_rxnfc, fs)", offset_of!(Rxnfc, fs)),
+            (
+                "offsetof(struct ethtool_rxnfc, rule_cnt)",
+                offset_of!(Rxnfc, rule_cnt),
+            ),
+            (
+                "offsetof(struct ethtool_rxnfc, rss_context)",
+                offset_of!(Rxnfc, rule_cnt),
+            ),
+            (
+                "offsetof(struct ethtool_rxnfc, rule_locs)",
+                offset_of!(Rxnfc, rule_locs),
+            ),
+            ("sizeof(struct ethtool_rxfh_indir)", size_of::<RxfhIndir>()),
+            (
+                "offsetof(struct ethtool_rxfh_indir, size)",
+                offset_of!(RxfhIndir, size),
+            ),
+            (
+                "offsetof(struct ethtool_rxfh_indir, ring_index)",
+                offset_of!(RxfhIndir, ring_index),
+            ),
+            ("sizeof(struct ifreq)", size_of::<libc::ifreq>()),
+            (
+                "offsetof(struct ifreq, ifr_data)",
+                offset_of!(libc::ifreq, ifr_ifru),
+            ),
+            ("SIOCETHTOOL", libc::SIOCETHTOOL as usize),
+            ("ETHTOOL_GFLAGS", ETHTOOL_GFLAGS as usize),
+            ("ETHTOOL_SFLAGS", ETHTOOL_SFLAGS as usize),
+            ("ETHTOOL_GRXRINGS", ETHTOOL_GRXRINGS as usize),
+            ("ETHTOOL_GRXCLSRLCNT", ETHTOOL_GRXCLSRLCNT as usize),
+            ("ETHTOOL_GRXCLSRULE", ETHTOOL_GRXCLSRULE as usize),
+            ("ETHTOOL_GRXCLSRLALL", ETHTOOL_GRXCLSRLALL as usize),
+            ("ETHTOOL_SRXCLSRLDEL", ETHTOOL_SRXCLSRLDEL as usize),
+            ("ETHTOOL_SRXCLSRLINS", ETHTOOL_SRXCLSRLINS as usize),
+            ("ETHTOOL_GRXFHINDIR", ETHTOOL_GRXFHINDIR as usize),
+            ("ETHTOOL_SRXFHINDIR", ETHTOOL_SRXFHINDIR as usize),
+            ("ETH_FLAG_NTUPLE", ETH_FLAG_NTUPLE as usize),
+            ("TCP_V4_FLOW", TCP_V4_FLOW as usize),
+            ("TCP_V6_FLOW", TCP_V6_FLOW as usize),
+            ("RX_CLS_LOC_ANY", RX_CLS_LOC_ANY as usize),
+        ];
+        let pairs: Vec<(&str, u64)> = rust.into_iter().map(|(e, v)| (e, v as u64)).collect();
+        crate::c_headers::check(&["net/if.h", "linux/ethtool.h", "linux/sockios.h"], &pairs);
     }
 
     #[test]
-    fn tcp4_rule_bytes() {
+    fn tcp4_rule_fields() {
         let r = FlowRule::tcp(
             Some("10.9.0.1".parse().unwrap()),
             Some("10.9.0.2".parse().unwrap()),
@@ -506,32 +820,32 @@ mod tests {
             8,
         )
         .unwrap();
-        let b = encode_insert(&r, RX_CLS_LOC_ANY);
-        assert_eq!(b.len(), 192);
-        assert_eq!(&b[0..4], &50u32.to_ne_bytes());
-        assert_eq!(&b[4..8], &1u32.to_ne_bytes());
-        assert_eq!(&b[16..20], &1u32.to_ne_bytes());
-        // h_u.tcp_ip4_spec at 16 + 4 = 20.
-        assert_eq!(&b[20..24], &[10, 9, 0, 1]);
-        assert_eq!(&b[24..28], &[10, 9, 0, 2]);
-        assert_eq!(&b[28..30], &[0x14, 0x51]); // 5201 big endian
-        assert_eq!(&b[30..32], &[0x14, 0x51]);
-        assert_eq!(b[32], 0); // tos
-                              // m_u at 16 + 76 = 92: all ones for the four fields, tos 0.
-        assert!(b[92..104].iter().all(|&x| x == 0xff));
-        assert_eq!(b[104], 0);
-        // ring_cookie at 16 + 152 = 168, location at 176.
-        assert_eq!(&b[168..176], &8u64.to_ne_bytes());
-        assert_eq!(&b[176..180], &RX_CLS_LOC_ANY.to_ne_bytes());
-        // Everything else is zero (no extensions, no RSS context).
-        let set: Vec<usize> = (0..192)
-            .filter(|&i| b[i] != 0)
-            .filter(|i| !(0..8).contains(i) && !(16..20).contains(i))
-            .filter(|i| !(20..32).contains(i) && !(92..104).contains(i))
-            .filter(|i| !(168..176).contains(i) && !(176..180).contains(i))
-            .collect();
-        assert!(set.is_empty(), "{set:?}");
-        assert_eq!(decode_rule(&b), Some(r.clone()));
+        let req = encode_insert(&r, RX_CLS_LOC_ANY);
+        assert_eq!(
+            (req.cmd, req.flow_type, req.fs.flow_type),
+            (ETHTOOL_SRXCLSRLINS, TCP_V4_FLOW, TCP_V4_FLOW)
+        );
+        let (h, m) = (req.fs.h_u.as_tcp4(), req.fs.m_u.as_tcp4());
+        // Network byte order in memory, as the kernel reads `__be32`/`__be16`.
+        assert_eq!(h.ip4src.to_ne_bytes(), [10, 9, 0, 1]);
+        assert_eq!(h.ip4dst.to_ne_bytes(), [10, 9, 0, 2]);
+        assert_eq!(h.psrc.to_ne_bytes(), [0x14, 0x51]);
+        assert_eq!(h.pdst.to_ne_bytes(), [0x14, 0x51]);
+        assert_eq!(
+            (m.ip4src, m.ip4dst, m.psrc, m.pdst, m.tos),
+            (u32::MAX, u32::MAX, u16::MAX, u16::MAX, 0)
+        );
+        assert_eq!(h.tos, 0);
+        // Past the tcp4 fields, the union is zero.
+        assert!(req.fs.h_u.bytes()[16..].iter().all(|&b| b == 0));
+        assert!(req.fs.m_u.bytes()[16..].iter().all(|&b| b == 0));
+        assert_eq!((req.fs.ring_cookie, req.fs.location), (8, RX_CLS_LOC_ANY));
+        // No extensions, no RSS context.
+        assert_eq!(
+            (req.fs.h_ext, req.fs.m_ext, req.rule_cnt),
+            (FlowExt::default(), FlowExt::default(), 0)
+        );
+        assert_eq!(decode_rule(&req), Some(r.clone()));
         assert_eq!(
             r.to_string(),
             "flow-type tcp4 src-ip 10.9.0.1 dst-ip 10.9.0.2 src-port 5201 dst-port 5201 queue 8"
@@ -539,29 +853,31 @@ mod tests {
     }
 
     #[test]
-    fn tcp6_rule_bytes_and_wildcards() {
+    fn tcp6_rule_fields_and_wildcards() {
         let dst: Ipv6Addr = "fd00::2".parse().unwrap();
         let r = FlowRule::tcp(None, Some(dst.into()), None, Some(80), 3).unwrap();
         assert!(r.ipv6);
-        let b = encode_insert(&r, 5);
-        assert_eq!(&b[4..8], &5u32.to_ne_bytes());
-        // ip6dst at 20 + 16 = 36, mask at 92 + 16 = 108.
-        assert_eq!(&b[36..52], &dst.octets());
-        assert!(b[108..124].iter().all(|&x| x == 0xff));
+        let req = encode_insert(&r, 5);
+        assert_eq!(req.flow_type, TCP_V6_FLOW);
+        let (h, m) = (req.fs.h_u.as_tcp6(), req.fs.m_u.as_tcp6());
+        assert_eq!(octets_of(h.ip6dst), dst.octets());
+        assert_eq!(m.ip6dst, [u32::MAX; 4]);
         // No source address or port: value and mask zero.
-        assert!(b[20..36].iter().all(|&x| x == 0));
-        assert!(b[92..108].iter().all(|&x| x == 0));
-        assert_eq!(&b[52..54], &[0, 0]);
-        assert_eq!(&b[124..126], &[0, 0]);
-        // pdst at 20 + 34 = 54, mask at 126.
-        assert_eq!(&b[54..56], &80u16.to_be_bytes());
-        assert_eq!(&b[126..128], &[0xff, 0xff]);
-        assert_eq!(rule_location(&b), 5);
-        assert_eq!(decode_rule(&b), Some(r.clone()));
+        assert_eq!((h.ip6src, m.ip6src, h.psrc, m.psrc), ([0; 4], [0; 4], 0, 0));
+        assert_eq!((h.pdst, m.pdst), (80u16.to_be(), u16::MAX));
+        assert_eq!(req.fs.location, 5);
+        assert_eq!(decode_rule(&req), Some(r.clone()));
         assert_eq!(
             r.to_string(),
             "flow-type tcp6 dst-ip fd00::2 dst-port 80 queue 3"
         );
+        // Another flow type, or a special action instead of a queue: not ours.
+        let mut other = req;
+        other.fs.flow_type = 0x02;
+        assert_eq!(decode_rule(&other), None);
+        let mut discard = req;
+        discard.fs.ring_cookie = u64::MAX;
+        assert_eq!(decode_rule(&discard), None);
     }
 
     #[test]
@@ -581,26 +897,40 @@ mod tests {
     }
 
     #[test]
-    fn indirection_and_rule_lists() {
+    fn requests_with_a_flexible_array() {
         assert_eq!(equal_table(8, 3), vec![0, 1, 2, 0, 1, 2, 0, 1]);
         assert_eq!(default_table(4, 16), vec![0, 1, 2, 3]);
-        let b = encode_indir(ETHTOOL_SRXFHINDIR, 3, &[0, 1, 0]);
-        let mut want = Vec::new();
-        for v in [57u32, 3, 0, 1, 0] {
-            want.extend_from_slice(&v.to_ne_bytes());
-        }
-        assert_eq!(b, want);
-        // A size-only GET has room for `size` entries.
-        assert_eq!(encode_indir(ETHTOOL_GRXFHINDIR, 128, &[]).len(), 8 + 512);
-        assert_eq!(encode_indir(ETHTOOL_SRXFHINDIR, 0, &[]).len(), 8);
-
-        let mut b = encode_rule_all(3);
-        assert_eq!(b.len(), 200);
-        assert_eq!(&b[184..188], &3u32.to_ne_bytes());
-        assert_eq!(encode_rule_all(1).len(), 192);
-        for (i, loc) in [4u32, 9, 1023].iter().enumerate() {
-            put32(&mut b, 188 + 4 * i, *loc);
-        }
-        assert_eq!(decode_rule_all(&b), vec![4, 9, 1023]);
+        let head = RxfhIndir {
+            cmd: ETHTOOL_SRXFHINDIR,
+            size: 3,
+            ring_index: [],
+        };
+        let mut req = WithArray::new(head, offset_of!(RxfhIndir, ring_index), 3);
+        req.array_mut().copy_from_slice(&[0, 1, 0]);
+        // The header, then the entries right after it.
+        let words: Vec<u32> = req
+            .words
+            .iter()
+            .flat_map(|w| {
+                let b = w.to_ne_bytes();
+                [
+                    u32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
+                    u32::from_ne_bytes([b[4], b[5], b[6], b[7]]),
+                ]
+            })
+            .collect();
+        assert_eq!(&words[..5], &[ETHTOOL_SRXFHINDIR, 3, 0, 1, 0]);
+        assert_eq!(req.head(), head);
+        // An rxnfc's locations start in its tail padding.
+        let head = Rxnfc {
+            rule_cnt: 3,
+            ..Rxnfc::new(ETHTOOL_GRXCLSRLALL)
+        };
+        let mut req = WithArray::new(head, offset_of!(Rxnfc, rule_locs), 3);
+        assert_eq!(req.words.len() * 8, size_of::<Rxnfc>() + 8);
+        req.array_mut().copy_from_slice(&[4, 9, 1023]);
+        assert_eq!(req.head().tail_pad, 4);
+        assert_eq!(req.array(), &[4, 9, 1023]);
+        assert_eq!(req.head().rule_cnt, 3);
     }
 }

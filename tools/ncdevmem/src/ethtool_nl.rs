@@ -1,50 +1,21 @@
 //! The ethtool generic netlink family, as far as ncdevmem-rs needs it: ring
-//! parameters (tcp-data-split, i.e. header split) and channel counts.
-//!
-//! Numbers from include/uapi/linux/ethtool_netlink.h (Linux 6.12); the tests
-//! check them against values printed by a C program built on that header.
+//! parameters (tcp-data-split, i.e. header split, and the HDS threshold),
+//! channel counts, and the RSS indirection table on kernels that can set it
+//! (`ETHTOOL_MSG_RSS_SET`, Linux 6.17+; older ones use `SIOCETHTOOL`).
 
-use crate::netlink::{find_attr, get_u32, get_u8, put_nested, put_u32, put_u8, GenlSocket};
-use crate::netlink::{NlError, Reply};
-use std::io;
+use crate::netlink::{Genl, NlError, NlResult};
+use netlink_bindings::ethtool::{self, TcpDataSplit};
 
-/// `ETHTOOL_GENL_NAME`, `ETHTOOL_GENL_VERSION`.
-pub const FAMILY: &str = "ethtool";
-pub const VERSION: u8 = 1;
+/// `ETHTOOL_GENL_NAME`.
+const FAMILY: &str = "ethtool";
 
-pub const ETHTOOL_MSG_RINGS_GET: u8 = 15;
-pub const ETHTOOL_MSG_RINGS_SET: u8 = 16;
-pub const ETHTOOL_MSG_CHANNELS_GET: u8 = 17;
-pub const ETHTOOL_MSG_CHANNELS_SET: u8 = 18;
-/// Kernel-to-user message ids of the replies.
-pub const ETHTOOL_MSG_RINGS_GET_REPLY: u8 = 16;
-pub const ETHTOOL_MSG_CHANNELS_GET_REPLY: u8 = 18;
-
-pub const ETHTOOL_A_HEADER_DEV_INDEX: u16 = 1;
-pub const ETHTOOL_A_HEADER_DEV_NAME: u16 = 2;
-
-pub const ETHTOOL_A_RINGS_HEADER: u16 = 1;
-pub const ETHTOOL_A_RINGS_RX_MAX: u16 = 2;
-pub const ETHTOOL_A_RINGS_TX_MAX: u16 = 5;
-pub const ETHTOOL_A_RINGS_RX: u16 = 6;
-pub const ETHTOOL_A_RINGS_TX: u16 = 9;
-pub const ETHTOOL_A_RINGS_TCP_DATA_SPLIT: u16 = 11;
-pub const ETHTOOL_A_RINGS_HDS_THRESH: u16 = 17;
-pub const ETHTOOL_A_RINGS_HDS_THRESH_MAX: u16 = 18;
-
-pub const ETHTOOL_TCP_DATA_SPLIT_UNKNOWN: u8 = 0;
-pub const ETHTOOL_TCP_DATA_SPLIT_DISABLED: u8 = 1;
-pub const ETHTOOL_TCP_DATA_SPLIT_ENABLED: u8 = 2;
-
-pub const ETHTOOL_A_CHANNELS_HEADER: u16 = 1;
-pub const ETHTOOL_A_CHANNELS_RX_MAX: u16 = 2;
-pub const ETHTOOL_A_CHANNELS_TX_MAX: u16 = 3;
-pub const ETHTOOL_A_CHANNELS_OTHER_MAX: u16 = 4;
-pub const ETHTOOL_A_CHANNELS_COMBINED_MAX: u16 = 5;
-pub const ETHTOOL_A_CHANNELS_RX_COUNT: u16 = 6;
-pub const ETHTOOL_A_CHANNELS_TX_COUNT: u16 = 7;
-pub const ETHTOOL_A_CHANNELS_OTHER_COUNT: u16 = 8;
-pub const ETHTOOL_A_CHANNELS_COMBINED_COUNT: u16 = 9;
+/// The family's request ids (`ETHTOOL_MSG_*`), numbered by build.rs from
+/// the YNL spec: netlink-bindings 0.3.5 numbers them wrong (from rings-get
+/// on, it counts the notifications too), so each request built with it has
+/// its command set from here.
+pub mod requests {
+    include!(concat!(env!("OUT_DIR"), "/ethtool_requests.rs"));
+}
 
 /// The state of header split (`tcp-data-split`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,19 +28,19 @@ pub enum DataSplit {
 
 impl DataSplit {
     pub fn from_u8(v: u8) -> Self {
-        match v {
-            ETHTOOL_TCP_DATA_SPLIT_DISABLED => DataSplit::Disabled,
-            ETHTOOL_TCP_DATA_SPLIT_ENABLED => DataSplit::Enabled,
+        match TcpDataSplit::from_value(v.into()) {
+            Some(TcpDataSplit::Disabled) => DataSplit::Disabled,
+            Some(TcpDataSplit::Enabled) => DataSplit::Enabled,
             _ => DataSplit::Unknown,
         }
     }
 
     pub fn to_u8(self) -> u8 {
-        match self {
-            DataSplit::Unknown => ETHTOOL_TCP_DATA_SPLIT_UNKNOWN,
-            DataSplit::Disabled => ETHTOOL_TCP_DATA_SPLIT_DISABLED,
-            DataSplit::Enabled => ETHTOOL_TCP_DATA_SPLIT_ENABLED,
-        }
+        (match self {
+            DataSplit::Unknown => TcpDataSplit::Unknown,
+            DataSplit::Disabled => TcpDataSplit::Disabled,
+            DataSplit::Enabled => TcpDataSplit::Enabled,
+        }) as u8
     }
 
     /// `on` / `off` / `auto`, as `ethtool -G` spells it.
@@ -96,6 +67,21 @@ pub struct Rings {
     pub hds_thresh_max: Option<u32>,
 }
 
+impl Rings {
+    /// Reads a rings reply.
+    pub fn from_reply(r: &ethtool::IterableRings<'_>) -> Self {
+        Rings {
+            rx: r.get_rx().ok(),
+            rx_max: r.get_rx_max().ok(),
+            tx: r.get_tx().ok(),
+            tx_max: r.get_tx_max().ok(),
+            tcp_data_split: r.get_tcp_data_split().ok(),
+            hds_thresh: r.get_hds_thresh().ok(),
+            hds_thresh_max: r.get_hds_thresh_max().ok(),
+        }
+    }
+}
+
 /// Channel counts and maxima (`ethtool -l`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Channels {
@@ -114,6 +100,20 @@ impl Channels {
     /// that map one queue per RX or combined channel).
     pub fn rx_queues(&self) -> u32 {
         self.rx + self.combined
+    }
+
+    /// Reads a channels reply; absent counts are 0.
+    pub fn from_reply(c: &ethtool::IterableChannels<'_>) -> Self {
+        Channels {
+            rx_max: c.get_rx_max().unwrap_or(0),
+            tx_max: c.get_tx_max().unwrap_or(0),
+            other_max: c.get_other_max().unwrap_or(0),
+            combined_max: c.get_combined_max().unwrap_or(0),
+            rx: c.get_rx_count().unwrap_or(0),
+            tx: c.get_tx_count().unwrap_or(0),
+            other: c.get_other_count().unwrap_or(0),
+            combined: c.get_combined_count().unwrap_or(0),
+        }
     }
 }
 
@@ -136,294 +136,268 @@ impl ChannelsSet {
             combined: Some(c.combined),
         }
     }
-}
 
-/// The request header nest: the device by index.
-pub fn header(kind: u16, ifindex: u32) -> Vec<u8> {
-    let mut inner = Vec::new();
-    put_u32(&mut inner, ETHTOOL_A_HEADER_DEV_INDEX, ifindex);
-    let mut a = Vec::new();
-    put_nested(&mut a, kind, &inner);
-    a
-}
-
-/// Attributes of `ETHTOOL_MSG_RINGS_GET` and `ETHTOOL_MSG_CHANNELS_GET`.
-pub fn get_attrs(ifindex: u32) -> Vec<u8> {
-    // Both families' header attribute is 1.
-    header(ETHTOOL_A_RINGS_HEADER, ifindex)
-}
-
-/// Attributes of `ETHTOOL_MSG_RINGS_SET` changing only tcp-data-split.
-pub fn rings_set_split_attrs(ifindex: u32, split: DataSplit) -> Vec<u8> {
-    let mut a = header(ETHTOOL_A_RINGS_HEADER, ifindex);
-    put_u8(&mut a, ETHTOOL_A_RINGS_TCP_DATA_SPLIT, split.to_u8());
-    a
-}
-
-/// Attributes of `ETHTOOL_MSG_RINGS_SET` changing only the header-split threshold.
-pub fn rings_set_hds_thresh_attrs(ifindex: u32, thresh: u32) -> Vec<u8> {
-    let mut a = header(ETHTOOL_A_RINGS_HEADER, ifindex);
-    put_u32(&mut a, ETHTOOL_A_RINGS_HDS_THRESH, thresh);
-    a
-}
-
-/// Attributes of `ETHTOOL_MSG_CHANNELS_SET`.
-pub fn channels_set_attrs(ifindex: u32, c: &ChannelsSet) -> Vec<u8> {
-    let mut a = header(ETHTOOL_A_CHANNELS_HEADER, ifindex);
-    for (kind, v) in [
-        (ETHTOOL_A_CHANNELS_RX_COUNT, c.rx),
-        (ETHTOOL_A_CHANNELS_TX_COUNT, c.tx),
-        (ETHTOOL_A_CHANNELS_OTHER_COUNT, c.other),
-        (ETHTOOL_A_CHANNELS_COMBINED_COUNT, c.combined),
-    ] {
-        if let Some(v) = v {
-            put_u32(&mut a, kind, v);
+    /// The `ETHTOOL_MSG_CHANNELS_SET` request for device `ifindex`.
+    pub fn request(&self, ifindex: u32) -> ethtool::OpChannelsSetDo<'static> {
+        let mut request = ethtool::Request::new().op_channels_set_do();
+        request.header_mut().cmd = requests::CHANNELS_SET;
+        let mut attrs = request
+            .encode()
+            .nested_header()
+            .push_dev_index(ifindex)
+            .end_nested();
+        if let Some(v) = self.rx {
+            attrs = attrs.push_rx_count(v);
         }
-    }
-    a
-}
-
-/// Parses the attributes of a rings reply.
-pub fn parse_rings(a: &[u8]) -> Rings {
-    let u = |k| find_attr(a, k).and_then(get_u32);
-    Rings {
-        rx: u(ETHTOOL_A_RINGS_RX),
-        rx_max: u(ETHTOOL_A_RINGS_RX_MAX),
-        tx: u(ETHTOOL_A_RINGS_TX),
-        tx_max: u(ETHTOOL_A_RINGS_TX_MAX),
-        tcp_data_split: find_attr(a, ETHTOOL_A_RINGS_TCP_DATA_SPLIT).and_then(get_u8),
-        hds_thresh: u(ETHTOOL_A_RINGS_HDS_THRESH),
-        hds_thresh_max: u(ETHTOOL_A_RINGS_HDS_THRESH_MAX),
+        if let Some(v) = self.tx {
+            attrs = attrs.push_tx_count(v);
+        }
+        if let Some(v) = self.other {
+            attrs = attrs.push_other_count(v);
+        }
+        if let Some(v) = self.combined {
+            attrs = attrs.push_combined_count(v);
+        }
+        // (The encoder borrows the request until it is gone.)
+        drop(attrs);
+        request
     }
 }
 
-/// Parses the attributes of a channels reply; absent counts are 0.
-pub fn parse_channels(a: &[u8]) -> Channels {
-    let u = |k| find_attr(a, k).and_then(get_u32).unwrap_or(0);
-    Channels {
-        rx_max: u(ETHTOOL_A_CHANNELS_RX_MAX),
-        tx_max: u(ETHTOOL_A_CHANNELS_TX_MAX),
-        other_max: u(ETHTOOL_A_CHANNELS_OTHER_MAX),
-        combined_max: u(ETHTOOL_A_CHANNELS_COMBINED_MAX),
-        rx: u(ETHTOOL_A_CHANNELS_RX_COUNT),
-        tx: u(ETHTOOL_A_CHANNELS_TX_COUNT),
-        other: u(ETHTOOL_A_CHANNELS_OTHER_COUNT),
-        combined: u(ETHTOOL_A_CHANNELS_COMBINED_COUNT),
-    }
+/// An `ETHTOOL_MSG_RINGS_SET` request for device `ifindex` changing what
+/// `set` puts.
+pub fn rings_set(
+    ifindex: u32,
+    set: impl FnOnce(ethtool::PushRings<&mut Vec<u8>>),
+) -> ethtool::OpRingsSetDo<'static> {
+    let mut request = ethtool::Request::new().op_rings_set_do();
+    request.header_mut().cmd = requests::RINGS_SET;
+    set(request
+        .encode()
+        .nested_header()
+        .push_dev_index(ifindex)
+        .end_nested());
+    request
+}
+
+/// The one reply of a get request.
+fn one<T>(replies: Vec<T>) -> Result<T, NlError> {
+    replies.into_iter().next().ok_or(NlError {
+        errno: libc::EPROTO,
+        msg: Some("ethtool reply missing".into()),
+    })
 }
 
 /// A socket talking to the ethtool family.
 pub struct EthtoolNl {
-    sock: GenlSocket,
-    family: u16,
+    sock: Genl,
 }
-
-type NlResult<T> = io::Result<Result<T, NlError>>;
 
 impl EthtoolNl {
     /// Opens a socket and resolves the family.
     pub fn open() -> NlResult<Self> {
-        let mut sock = GenlSocket::open()?;
-        Ok(sock
-            .resolve(FAMILY)?
-            .map(|family| EthtoolNl { sock, family }))
-    }
-
-    fn get(&mut self, cmd: u8, ifindex: u32) -> NlResult<Vec<u8>> {
-        Ok(self
-            .sock
-            .request(self.family, cmd, VERSION, &get_attrs(ifindex))?
-            .and_then(|r| {
-                r.into_iter()
-                    .find_map(|r| match r {
-                        Reply::Data(d) => Some(d),
-                        Reply::Ack => None,
-                    })
-                    .ok_or(NlError {
-                        errno: libc::EPROTO,
-                        msg: Some("ethtool reply missing".into()),
-                    })
-            }))
-    }
-
-    fn set(&mut self, cmd: u8, attrs: &[u8]) -> NlResult<()> {
-        Ok(self
-            .sock
-            .request(self.family, cmd, VERSION, attrs)?
-            .map(|_| ()))
+        Ok(Genl::open(FAMILY)?.map(|sock| EthtoolNl { sock }))
     }
 
     pub fn rings(&mut self, ifindex: u32) -> NlResult<Rings> {
+        let mut request = ethtool::Request::new().op_rings_get_do();
+        request.header_mut().cmd = requests::RINGS_GET;
+        request.encode().nested_header().push_dev_index(ifindex);
         Ok(self
-            .get(ETHTOOL_MSG_RINGS_GET, ifindex)?
-            .map(|a| parse_rings(&a)))
+            .sock
+            .request(&request, |r| Rings::from_reply(&r))?
+            .and_then(one))
     }
 
     /// Sets the header-split threshold (`ethtool -G hds-thresh`).
     pub fn set_hds_thresh(&mut self, ifindex: u32, thresh: u32) -> NlResult<()> {
-        self.set(
-            ETHTOOL_MSG_RINGS_SET,
-            &rings_set_hds_thresh_attrs(ifindex, thresh),
-        )
+        self.sock.ack(&rings_set(ifindex, |r| {
+            r.push_hds_thresh(thresh);
+        }))
     }
 
     pub fn set_data_split(&mut self, ifindex: u32, split: DataSplit) -> NlResult<()> {
-        self.set(
-            ETHTOOL_MSG_RINGS_SET,
-            &rings_set_split_attrs(ifindex, split),
-        )
+        self.sock.ack(&rings_set(ifindex, |r| {
+            r.push_tcp_data_split(split.to_u8());
+        }))
     }
 
     pub fn channels(&mut self, ifindex: u32) -> NlResult<Channels> {
+        let mut request = ethtool::Request::new().op_channels_get_do();
+        request.header_mut().cmd = requests::CHANNELS_GET;
+        request.encode().nested_header().push_dev_index(ifindex);
         Ok(self
-            .get(ETHTOOL_MSG_CHANNELS_GET, ifindex)?
-            .map(|a| parse_channels(&a)))
+            .sock
+            .request(&request, |c| Channels::from_reply(&c))?
+            .and_then(one))
     }
 
     pub fn set_channels(&mut self, ifindex: u32, c: &ChannelsSet) -> NlResult<()> {
-        self.set(ETHTOOL_MSG_CHANNELS_SET, &channels_set_attrs(ifindex, c))
+        self.sock.ack(&c.request(ifindex))
     }
+
+    /// Whether this kernel sets the RSS indirection table over netlink
+    /// (`ETHTOOL_MSG_RSS_SET`, Linux 6.17+).
+    pub fn can_set_rss(&self) -> bool {
+        self.sock.has_op(requests::RSS_SET)
+    }
+
+    /// The RSS indirection table of the default context (empty if the
+    /// device has none).
+    pub fn rss_indir(&mut self, ifindex: u32) -> NlResult<Vec<u32>> {
+        let mut request = ethtool::Request::new().op_rss_get_do();
+        request.header_mut().cmd = requests::RSS_GET;
+        request.encode().nested_header().push_dev_index(ifindex);
+        Ok(self
+            .sock
+            .request(&request, |r| indir_table(r.get_indir().unwrap_or(&[])))?
+            .and_then(one))
+    }
+
+    /// Sets the default context's RSS indirection table; an empty one resets
+    /// it to the driver's default.
+    pub fn set_rss_indir(&mut self, ifindex: u32, table: &[u32]) -> NlResult<()> {
+        self.sock.ack(&rss_set_indir(ifindex, table))
+    }
+}
+
+/// The `ETHTOOL_MSG_RSS_SET` request setting the indirection table.
+pub fn rss_set_indir(ifindex: u32, table: &[u32]) -> ethtool::OpRssSetDo<'static> {
+    let entries: Vec<u8> = table.iter().flat_map(|q| q.to_ne_bytes()).collect();
+    let mut request = ethtool::Request::new().op_rss_set_do();
+    request.header_mut().cmd = requests::RSS_SET;
+    request
+        .encode()
+        .nested_header()
+        .push_dev_index(ifindex)
+        .end_nested()
+        .push_indir(&entries);
+    request
+}
+
+/// `ETHTOOL_A_RSS_INDIR`: the table as `u32`s in host order.
+fn indir_table(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|q| u32::from_ne_bytes([q[0], q[1], q[2], q[3]]))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::netlink::{attrs, genl_msg, put_attr};
+    use netlink_bindings::traits::NetlinkRequest;
 
-    /// Values printed by a C program built against the 6.12 uapi headers
-    /// (include/uapi/linux/ethtool_netlink.h); identical for the host's
-    /// /usr/include/linux/ethtool_netlink.h.
+    fn payload(request: &impl NetlinkRequest) -> &[u8] {
+        request.payload()
+    }
+
+    fn nla(len: u16, kind: u16) -> Vec<u8> {
+        [len.to_ne_bytes(), kind.to_ne_bytes()].concat()
+    }
+
+    /// The requests on the wire, checked against
+    /// include/uapi/linux/ethtool_netlink.h (6.12 and 7.3 agree):
+    /// ETHTOOL_MSG_RINGS_SET 16, ETHTOOL_A_RINGS_HEADER 1 (nested:
+    /// ETHTOOL_A_HEADER_DEV_INDEX 1), ETHTOOL_A_RINGS_TCP_DATA_SPLIT 11 (u8,
+    /// ETHTOOL_TCP_DATA_SPLIT_ENABLED 2), ETHTOOL_A_RINGS_HDS_THRESH 17.
+    /// netlink-bindings lists ethtool as "testing needed".
     #[test]
-    fn constants_match_uapi() {
-        assert_eq!(ETHTOOL_MSG_RINGS_GET, 15);
-        assert_eq!(ETHTOOL_MSG_RINGS_SET, 16);
-        assert_eq!(ETHTOOL_MSG_CHANNELS_GET, 17);
-        assert_eq!(ETHTOOL_MSG_CHANNELS_SET, 18);
-        assert_eq!(ETHTOOL_MSG_RINGS_GET_REPLY, 16);
-        assert_eq!(ETHTOOL_MSG_CHANNELS_GET_REPLY, 18);
+    fn rings_set_request_bytes() {
+        let request = rings_set(3, |r| {
+            r.push_tcp_data_split(DataSplit::Enabled.to_u8());
+        });
+        let mut want = vec![16, 1, 0, 0];
+        want.extend(nla(12, 1 | 0x8000));
+        want.extend(nla(8, 1));
+        want.extend(3u32.to_ne_bytes());
+        // A u8 attribute, its padding left to the message's end.
+        want.extend(nla(5, 11));
+        want.push(2);
+        assert_eq!(payload(&request), &want[..]);
+        let request = rings_set(3, |r| {
+            r.push_hds_thresh(256);
+        });
         assert_eq!(
-            (ETHTOOL_A_HEADER_DEV_INDEX, ETHTOOL_A_HEADER_DEV_NAME),
-            (1, 2)
-        );
-        assert_eq!(ETHTOOL_A_RINGS_HEADER, 1);
-        assert_eq!(ETHTOOL_A_RINGS_RX_MAX, 2);
-        assert_eq!(ETHTOOL_A_RINGS_RX, 6);
-        assert_eq!(ETHTOOL_A_RINGS_TX, 9);
-        assert_eq!(ETHTOOL_A_RINGS_TCP_DATA_SPLIT, 11);
-        assert_eq!(
-            (
-                ETHTOOL_TCP_DATA_SPLIT_UNKNOWN,
-                ETHTOOL_TCP_DATA_SPLIT_DISABLED,
-                ETHTOOL_TCP_DATA_SPLIT_ENABLED
-            ),
-            (0, 1, 2)
-        );
-        assert_eq!(
-            [
-                ETHTOOL_A_CHANNELS_HEADER,
-                ETHTOOL_A_CHANNELS_RX_MAX,
-                ETHTOOL_A_CHANNELS_TX_MAX,
-                ETHTOOL_A_CHANNELS_OTHER_MAX,
-                ETHTOOL_A_CHANNELS_COMBINED_MAX,
-                ETHTOOL_A_CHANNELS_RX_COUNT,
-                ETHTOOL_A_CHANNELS_TX_COUNT,
-                ETHTOOL_A_CHANNELS_OTHER_COUNT,
-                ETHTOOL_A_CHANNELS_COMBINED_COUNT
-            ],
-            [1, 2, 3, 4, 5, 6, 7, 8, 9]
+            &payload(&request)[16..],
+            &[nla(8, 17), 256u32.to_ne_bytes().to_vec()].concat()[..]
         );
     }
 
-    fn ne16(v: u16) -> [u8; 2] {
-        v.to_ne_bytes()
-    }
-
-    #[test]
-    fn rings_set_message_is_byte_exact() {
-        let m = genl_msg(
-            0x1a,
-            ETHTOOL_MSG_RINGS_SET,
-            1,
-            7,
-            &rings_set_split_attrs(3, DataSplit::Enabled),
-        );
-        let mut want = Vec::new();
-        // struct nlmsghdr: len 40, type = family, flags REQUEST|ACK, seq 7, pid 0.
-        want.extend_from_slice(&40u32.to_ne_bytes());
-        want.extend_from_slice(&ne16(0x1a));
-        want.extend_from_slice(&ne16(0x0005));
-        want.extend_from_slice(&7u32.to_ne_bytes());
-        want.extend_from_slice(&0u32.to_ne_bytes());
-        // struct genlmsghdr: cmd 16, version 1, reserved.
-        want.extend_from_slice(&[16, 1, 0, 0]);
-        // ETHTOOL_A_RINGS_HEADER | NLA_F_NESTED, len 12 { DEV_INDEX len 8 = 3 }.
-        want.extend_from_slice(&ne16(12));
-        want.extend_from_slice(&ne16(0x8001));
-        want.extend_from_slice(&ne16(8));
-        want.extend_from_slice(&ne16(1));
-        want.extend_from_slice(&3u32.to_ne_bytes());
-        // ETHTOOL_A_RINGS_TCP_DATA_SPLIT (u8) len 5 = 2, padded.
-        want.extend_from_slice(&ne16(5));
-        want.extend_from_slice(&ne16(11));
-        want.extend_from_slice(&[2, 0, 0, 0]);
-        assert_eq!(m, want);
-    }
-
+    /// ETHTOOL_MSG_CHANNELS_SET 18; ETHTOOL_A_CHANNELS_RX_COUNT 6, TX 7,
+    /// OTHER 8, COMBINED 9.
     #[test]
     fn channels_set_sends_only_given_counts() {
-        let a = channels_set_attrs(
-            9,
-            &ChannelsSet {
-                rx: Some(4),
-                combined: Some(0),
-                ..Default::default()
-            },
-        );
-        let top = attrs(&a);
-        assert_eq!(top.len(), 3);
-        assert_eq!(top[0].0, ETHTOOL_A_CHANNELS_HEADER);
-        assert_eq!(attrs(top[0].1), vec![(1, &9u32.to_ne_bytes()[..])]);
+        let request = ChannelsSet {
+            rx: Some(4),
+            combined: Some(0),
+            ..Default::default()
+        }
+        .request(9);
+        let mut want = vec![18, 1, 0, 0];
+        want.extend(nla(12, 1 | 0x8000));
+        want.extend(nla(8, 1));
+        want.extend(9u32.to_ne_bytes());
+        want.extend(nla(8, 6));
+        want.extend(4u32.to_ne_bytes());
+        want.extend(nla(8, 9));
+        want.extend(0u32.to_ne_bytes());
+        assert_eq!(payload(&request), &want[..]);
+        let all = ChannelsSet::all_of(&Channels {
+            rx: 1,
+            tx: 2,
+            other: 3,
+            combined: 4,
+            ..Default::default()
+        })
+        .request(9);
+        let a = ethtool::OpChannelsSetDo::decode_request(payload(&all));
         assert_eq!(
-            top[1],
-            (ETHTOOL_A_CHANNELS_RX_COUNT, &4u32.to_ne_bytes()[..])
+            (
+                a.get_rx_count().unwrap(),
+                a.get_tx_count().unwrap(),
+                a.get_other_count().unwrap(),
+                a.get_combined_count().unwrap()
+            ),
+            (1, 2, 3, 4)
         );
-        assert_eq!(
-            top[2],
-            (ETHTOOL_A_CHANNELS_COMBINED_COUNT, &0u32.to_ne_bytes()[..])
-        );
-        // Header nest flag on the wire, and the exact length.
-        assert_eq!(u16::from_ne_bytes([a[2], a[3]]), 0x8001);
-        assert_eq!(a.len(), 12 + 8 + 8);
-        let all = channels_set_attrs(
-            9,
-            &ChannelsSet::all_of(&Channels {
-                rx: 1,
-                tx: 2,
-                other: 3,
-                combined: 4,
-                ..Default::default()
-            }),
-        );
-        let kinds: Vec<u16> = attrs(&all).iter().map(|x| x.0).collect();
-        assert_eq!(kinds, vec![1, 6, 7, 8, 9]);
+    }
+
+    /// ETHTOOL_MSG_RSS_SET 48 (7.3), ETHTOOL_A_RSS_HEADER 1,
+    /// ETHTOOL_A_RSS_INDIR 4 (binary, u32 entries); a table of no entries
+    /// resets it.
+    #[test]
+    fn rss_set_request_bytes() {
+        let request = rss_set_indir(2, &[0, 1]);
+        let mut want = vec![48, 1, 0, 0];
+        want.extend(nla(12, 1 | 0x8000));
+        want.extend(nla(8, 1));
+        want.extend(2u32.to_ne_bytes());
+        want.extend(nla(12, 4));
+        want.extend(0u32.to_ne_bytes());
+        want.extend(1u32.to_ne_bytes());
+        assert_eq!(payload(&request), &want[..]);
+        let reset = rss_set_indir(2, &[]);
+        assert_eq!(&payload(&reset)[16..], &nla(4, 4)[..]);
+        assert_eq!(indir_table(&want[20..]), vec![0, 1]);
     }
 
     #[test]
     fn parses_replies() {
         // A reply as the kernel builds it: header nest first, then values.
-        let mut a = header(ETHTOOL_A_RINGS_HEADER, 5);
-        put_u32(&mut a, ETHTOOL_A_RINGS_RX_MAX, 4096);
-        put_u32(&mut a, ETHTOOL_A_RINGS_TX_MAX, 2048);
-        put_u32(&mut a, ETHTOOL_A_RINGS_RX, 1024);
-        put_u32(&mut a, ETHTOOL_A_RINGS_TX, 512);
-        put_u8(
-            &mut a,
-            ETHTOOL_A_RINGS_TCP_DATA_SPLIT,
-            ETHTOOL_TCP_DATA_SPLIT_DISABLED,
-        );
-        put_u32(&mut a, ETHTOOL_A_RINGS_HDS_THRESH, 256);
-        put_u32(&mut a, ETHTOOL_A_RINGS_HDS_THRESH_MAX, 4096);
-        let r = parse_rings(&a);
+        let mut buf = Vec::new();
+        ethtool::PushRings::new(&mut buf)
+            .nested_header()
+            .push_dev_index(5)
+            .end_nested()
+            .push_rx_max(4096)
+            .push_tx_max(2048)
+            .push_rx(1024)
+            .push_tx(512)
+            .push_tcp_data_split(DataSplit::Disabled.to_u8())
+            .push_hds_thresh(256)
+            .push_hds_thresh_max(4096);
+        let r = Rings::from_reply(&ethtool::Rings::new(&buf));
         assert_eq!(
             r,
             Rings {
@@ -440,18 +414,45 @@ mod tests {
             DataSplit::from_u8(r.tcp_data_split.unwrap()),
             DataSplit::Disabled
         );
-        assert_eq!(parse_rings(&header(1, 5)).tcp_data_split, None);
+        let mut bare = Vec::new();
+        ethtool::PushRings::new(&mut bare)
+            .nested_header()
+            .push_dev_index(5);
+        assert_eq!(
+            Rings::from_reply(&ethtool::Rings::new(&bare)).tcp_data_split,
+            None
+        );
 
-        let mut c = header(ETHTOOL_A_CHANNELS_HEADER, 5);
-        for (k, v) in [(2u16, 16u32), (3, 16), (5, 0), (6, 16), (7, 8)] {
-            put_attr(&mut c, k, &v.to_ne_bytes());
-        }
-        let ch = parse_channels(&c);
+        let mut buf = Vec::new();
+        ethtool::PushChannels::new(&mut buf)
+            .push_rx_max(16)
+            .push_tx_max(16)
+            .push_combined_max(0)
+            .push_rx_count(16)
+            .push_tx_count(8);
+        let ch = Channels::from_reply(&ethtool::Channels::new(&buf));
         assert_eq!(
             (ch.rx_max, ch.tx_max, ch.rx, ch.tx, ch.combined),
             (16, 16, 16, 8, 0)
         );
         assert_eq!(ch.rx_queues(), 16);
+    }
+
+    /// The ids build.rs numbered against the C header's, for the requests
+    /// used here that the host's <linux/ethtool_netlink.h> (6.1) has.
+    #[test]
+    fn request_ids_match_the_c_header() {
+        crate::c_headers::check(
+            &["linux/ethtool_netlink.h"],
+            &[
+                ("ETHTOOL_MSG_RINGS_GET", requests::RINGS_GET.into()),
+                ("ETHTOOL_MSG_RINGS_SET", requests::RINGS_SET.into()),
+                ("ETHTOOL_MSG_CHANNELS_GET", requests::CHANNELS_GET.into()),
+                ("ETHTOOL_MSG_CHANNELS_SET", requests::CHANNELS_SET.into()),
+                ("ETHTOOL_MSG_PSE_GET", requests::PSE_GET.into()),
+                ("ETHTOOL_MSG_USER_MAX", requests::PSE_SET.into()),
+            ],
+        );
     }
 
     #[test]

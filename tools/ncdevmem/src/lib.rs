@@ -1,6 +1,8 @@
 //! ncdevmem-rs: the pieces of a devmem TCP receiver and sender, testable on
 //! their own.
 
+#[cfg(test)]
+mod c_headers;
 pub mod cli;
 pub mod cmsg;
 pub mod devmem_tx;
@@ -8,6 +10,7 @@ pub mod dmabuf;
 pub mod ethtool_ioctl;
 pub mod ethtool_nl;
 pub mod fault;
+pub mod netdev;
 pub mod netlink;
 pub mod nic;
 pub mod pattern;

@@ -17,7 +17,7 @@ use ncdevmem_rs::dmabuf::{page_size, Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
 use ncdevmem_rs::fault::{FailNth, Injection};
-use ncdevmem_rs::netlink::{bind_rx, bind_rx_sized, page_pools, Binding};
+use ncdevmem_rs::netdev::{page_pools, BindRx, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
@@ -156,46 +156,23 @@ fn configure(o: &Opts, iface: &str) -> io::Result<NicConfig<Nic>> {
     Ok(cfg)
 }
 
-/// Configures the NIC (unless --no-config; the config lands in `cfg`, to be
-/// restored when dropped) and binds the dma-buf to the queues. `None`: a
-/// signal came first.
-fn setup(
-    o: &Opts,
-    iface: &str,
-    ifindex: u32,
-    mem: &Dmabuf,
-    cfg: &mut Option<NicConfig<Nic>>,
-    fail: &mut Option<FailNth>,
-) -> io::Result<Option<Binding>> {
-    if o.fail_from == FaultPhase::Setup {
-        *fail = o.fail_nth.map(FailNth::arm).transpose()?;
-    }
-    if !o.no_config {
-        *cfg = Some(configure(o, iface)?);
-    }
-    if signals::stop_requested() {
-        return Ok(None);
-    }
+/// Binds the dma-buf to RX queues START..START+NUM-1 (with `-b`'s buffer
+/// size); the binding lasts as long as the returned [`Binding`].
+fn bind(o: &Opts, iface: &str, ifindex: u32, mem: &Dmabuf) -> io::Result<Binding> {
     let queues: Vec<u32> = (o.start..o.start + o.queues).collect();
-    if o.fail_from == FaultPhase::Bind {
-        *fail = o.fail_nth.map(FailNth::arm).transpose()?;
+    let bound = BindRx {
+        rx_page_size: o.rx_page_size,
+        ..BindRx::new(ifindex, mem.fd() as u32, &queues)
     }
-    let fd = mem.fd() as u32;
-    let bound = match o.rx_page_size {
-        Some(size) => bind_rx_sized(ifindex, fd, &queues, size)?,
-        None => bind_rx(ifindex, fd, &queues)?,
-    };
-    let binding = match bound {
-        Ok(b) => b,
-        Err(e) => {
-            return Err(io::Error::other(format!(
-                "binding {iface} queues {queues:?}{} failed: {e}",
-                o.rx_page_size
-                    .map(|s| format!(" with {s}-byte buffers"))
-                    .unwrap_or_default()
-            )))
-        }
-    };
+    .send()?;
+    let binding = bound.map_err(|e| {
+        io::Error::other(format!(
+            "binding {iface} queues {queues:?}{} failed: {e}",
+            o.rx_page_size
+                .map(|s| format!(" with {s}-byte buffers"))
+                .unwrap_or_default()
+        ))
+    })?;
     eprintln!(
         "bound dma-buf ({} bytes) to {iface} RX queues {}..{}{}, binding id {}",
         mem.size(),
@@ -206,25 +183,39 @@ fn setup(
             .unwrap_or_default(),
         binding.id
     );
-    Ok(Some(binding))
+    Ok(binding)
 }
 
-fn server(o: &Opts) -> io::Result<Outcome> {
-    let iface = o.iface.as_deref().unwrap_or_default();
-    let ifindex = nic::ifindex(iface)?;
-    signals::install()?;
-    // Buffers larger than a page must each be physically contiguous: huge
-    // pages under the udmabuf, as upstream's -b does.
-    let huge = o.rx_page_size.is_some_and(|s| s as usize > page_size());
-    let mem = Dmabuf::with_backing(o.provider.unwrap_or(Provider::Udmabuf), o.size, huge)?;
-    // Dropped after the binding (declared later, dropped earlier): the NIC is
-    // restored once the queues are unbound, on every way out of here.
-    let mut cfg = None;
-    // With --fail-nth, a kernel fault is injected somewhere in configuring and
-    // binding (or, --fail-from bind, in binding); whatever fails must fail
-    // cleanly, and the NIC is restored as on any other error (after disarming).
+/// Configures the NIC (unless --no-config; the config lands in `cfg`, to be
+/// restored when dropped) and binds the dma-buf to the queues. `None`: a
+/// signal came first.
+///
+/// With --fail-nth, a kernel fault is injected somewhere in configuring and
+/// binding (or, --fail-from bind, in binding); whatever fails must fail
+/// cleanly, and the NIC is restored as on any other error (after disarming).
+fn setup(
+    o: &Opts,
+    iface: &str,
+    ifindex: u32,
+    mem: &Dmabuf,
+    cfg: &mut Option<NicConfig<Nic>>,
+) -> io::Result<Option<Binding>> {
     let mut fail = None;
-    let bound = setup(o, iface, ifindex, &mem, &mut cfg, &mut fail);
+    let bound = (|| {
+        if o.fail_from == FaultPhase::Setup {
+            fail = o.fail_nth.map(FailNth::arm).transpose()?;
+        }
+        if !o.no_config {
+            *cfg = Some(configure(o, iface)?);
+        }
+        if signals::stop_requested() {
+            return Ok(None);
+        }
+        if o.fail_from == FaultPhase::Bind {
+            fail = o.fail_nth.map(FailNth::arm).transpose()?;
+        }
+        bind(o, iface, ifindex, mem).map(Some)
+    })();
     if let Some(f) = fail {
         match f.disarm()? {
             Injection::Injected => eprintln!("fail-nth {}: injected", o.fail_nth.unwrap_or(0)),
@@ -234,9 +225,12 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             ),
         }
     }
-    let Some(binding) = bound? else {
-        return Ok(Outcome::Interrupted);
-    };
+    bound
+}
+
+/// Listens on SERVER_IP:PORT and accepts one connection; `None`: a signal
+/// came first.
+fn accept_connection(o: &Opts) -> io::Result<Option<Socket>> {
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     sock.set_reuse_address(true)?;
@@ -250,138 +244,258 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {
                 if signals::stop_requested() {
                     eprintln!("ncdevmem-rs: interrupted while waiting for a connection");
-                    return Ok(Outcome::Interrupted);
+                    return Ok(None);
                 }
             }
             Err(e) => return Err(io::Error::new(e.kind(), format!("accept: {e}"))),
         }
     };
     eprintln!("connection from {:?}", peer.as_socket());
-    let fd = conn.as_raw_fd();
     if o.hold > 0 {
         // Held tokens can starve the NIC of buffers, so no data may arrive: wake up
         // to return them when the hold ends.
         conn.set_read_timeout(Some(Duration::from_millis(200)))?;
     }
-    let mut pattern = if o.validate >= 2 {
-        Pattern::new(o.validate, o.pattern_end.byte())
-    } else {
-        None
-    };
-    let mut batch = TokenBatch::new(o.batch);
-    let mut held: Vec<TokenRange> = Vec::new();
-    let mut s = Summary::default();
-    let mut iobuf = vec![0u8; 819200];
-    let mut ctrl = vec![0u8; 80000];
-    let start = Instant::now();
-    // --hold-tokens-secs: tokens are held until no data has arrived for that
-    // long (the dma-buf ran dry, so it does not depend on the link's speed),
-    // then all returned at once, and never held again.
-    let hold_for = Duration::from_secs(o.hold);
-    let mut hold_done = o.hold == 0;
-    let mut last_data = start;
-    let mut progress = Progress::new(start);
-    let mut interrupted = false;
-    let mut abused = false;
-    loop {
-        if signals::stop_requested() {
-            interrupted = true;
-            break;
+    Ok(Some(conn))
+}
+
+/// What one `recvmsg` brought.
+enum Received {
+    /// `n` bytes, with `ctrl` bytes of control messages.
+    Data { n: usize, ctrl: usize },
+    /// Nothing: a signal or the read timeout woke us.
+    Woken,
+    /// The peer closed.
+    End,
+}
+
+/// The devmem receive loop's state: the connection, the dma-buf its frags
+/// land in, the tokens to give back, and the counts for the summary.
+struct Receiver<'a> {
+    o: &'a Opts,
+    conn: Socket,
+    mem: &'a Dmabuf,
+    binding_id: u32,
+    pattern: Option<Pattern>,
+    batch: TokenBatch,
+    /// Tokens kept for --hold-tokens-secs.
+    held: Vec<TokenRange>,
+    /// Held tokens were returned (or none are held): hold no more.
+    hold_done: bool,
+    last_data: Instant,
+    /// --abuse-tokens ran.
+    abused: bool,
+    iobuf: Vec<u8>,
+    ctrl: Vec<u8>,
+    s: Summary,
+}
+
+impl<'a> Receiver<'a> {
+    fn new(o: &'a Opts, conn: Socket, mem: &'a Dmabuf, binding_id: u32) -> Self {
+        Receiver {
+            o,
+            conn,
+            mem,
+            binding_id,
+            pattern: if o.validate >= 2 {
+                Pattern::new(o.validate, o.pattern_end.byte())
+            } else {
+                None
+            },
+            batch: TokenBatch::new(o.batch),
+            held: Vec::new(),
+            hold_done: o.hold == 0,
+            last_data: Instant::now(),
+            abused: false,
+            iobuf: vec![0u8; 819200],
+            ctrl: vec![0u8; 80000],
+            s: Summary::default(),
         }
+    }
+
+    fn fd(&self) -> i32 {
+        self.conn.as_raw_fd()
+    }
+
+    /// Receives until the peer closes, --max-bytes or a signal (then
+    /// returns true); every token is back with the kernel when it returns.
+    fn run(&mut self) -> io::Result<bool> {
+        let start = Instant::now();
+        self.last_data = start;
+        let mut progress = Progress::new(start);
+        let interrupted = loop {
+            if signals::stop_requested() {
+                break true;
+            }
+            let (n, ctrl) = match self.recv()? {
+                Received::End => break false,
+                Received::Woken if signals::stop_requested() => break true,
+                Received::Woken => {
+                    self.end_hold_if_dry()?;
+                    continue;
+                }
+                Received::Data { n, ctrl } => (n, ctrl),
+            };
+            self.take(n, ctrl)?;
+            let s = &self.s;
+            progress.tick(|secs| {
+                format!(
+                    "{} MiB, {:.1} MiB/s",
+                    s.bytes >> 20,
+                    s.bytes as f64 / (1 << 20) as f64 / secs
+                )
+            });
+            if self.o.max_bytes > 0 && self.s.bytes >= self.o.max_bytes {
+                break false;
+            }
+        };
+        if !self.held.is_empty() {
+            self.s.tokens_returned += return_tokens(self.fd(), &self.held)?;
+        }
+        self.s.secs = start.elapsed().as_secs_f64();
+        drop(progress);
+        Ok(interrupted)
+    }
+
+    /// One `recvmsg` with `MSG_SOCK_DEVMEM`.
+    fn recv(&mut self) -> io::Result<Received> {
         let mut iov = libc::iovec {
-            iov_base: iobuf.as_mut_ptr().cast(),
-            iov_len: iobuf.len(),
+            iov_base: self.iobuf.as_mut_ptr().cast(),
+            iov_len: self.iobuf.len(),
         };
         // SAFETY: msghdr is plain data; all-zeroes is valid before filling it in.
         let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
         msg.msg_iov = &mut iov;
         msg.msg_iovlen = 1;
-        msg.msg_control = ctrl.as_mut_ptr().cast();
-        msg.msg_controllen = ctrl.len();
+        msg.msg_control = self.ctrl.as_mut_ptr().cast();
+        msg.msg_controllen = self.ctrl.len();
         // SAFETY: `msg` points to valid buffers for the call.
-        let n = unsafe { libc::recvmsg(fd, &mut msg, MSG_SOCK_DEVMEM) };
+        let n = unsafe { libc::recvmsg(self.fd(), &mut msg, MSG_SOCK_DEVMEM) };
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted || e.kind() == io::ErrorKind::WouldBlock {
-                if signals::stop_requested() {
-                    interrupted = true;
-                    break;
-                }
-                if !hold_done && !held.is_empty() && last_data.elapsed() >= hold_for {
-                    eprintln!(
-                        "no data for {} s: returning {} held tokens",
-                        o.hold,
-                        held.len()
-                    );
-                    s.tokens_returned += return_tokens(fd, &held)?;
-                    held.clear();
-                    hold_done = true;
-                }
-                continue;
+                return Ok(Received::Woken);
             }
             return Err(io::Error::new(e.kind(), format!("recvmsg: {e}")));
         }
-        if n == 0 {
-            break;
+        Ok(match n {
+            0 => Received::End,
+            n => Received::Data {
+                n: n as usize,
+                ctrl: msg.msg_controllen,
+            },
+        })
+    }
+
+    /// --hold-tokens-secs: tokens are held until no data has arrived for that
+    /// long (the dma-buf ran dry, so it does not depend on the link's speed),
+    /// then all returned at once, and never held again.
+    fn end_hold_if_dry(&mut self) -> io::Result<()> {
+        let hold_for = Duration::from_secs(self.o.hold);
+        if !self.hold_done && !self.held.is_empty() && self.last_data.elapsed() >= hold_for {
+            eprintln!(
+                "no data for {} s: returning {} held tokens",
+                self.o.hold,
+                self.held.len()
+            );
+            self.s.tokens_returned += return_tokens(self.fd(), &self.held)?;
+            self.held.clear();
+            self.hold_done = true;
         }
-        let msgs = cmsg::parse(&ctrl[..msg.msg_controllen]);
-        last_data = Instant::now();
-        let holding = !hold_done;
-        let mut cursor = 0usize;
-        let mut devmem = false;
-        // Validate this batch's frags under one sync of the dma-buf.
-        if let Some(p) = pattern.as_mut() {
-            let mut lin = 0usize;
-            s.errors += mem.read_session(|r| -> io::Result<u64> {
-                let mut bad = 0;
-                for m in &msgs {
-                    match *m {
-                        DevmemMsg::Linear { size } => {
-                            let end = (lin + size as usize).min(n as usize);
-                            bad += p.check(&iobuf[lin.min(end)..end]);
-                            lin += size as usize;
-                        }
-                        DevmemMsg::Dmabuf { offset, size, .. } => {
-                            bad += p.check(r.bytes(offset, size as usize)?)
-                        }
-                        _ => {}
-                    }
-                }
-                Ok(bad)
-            })??;
-        }
-        // --abuse-tokens: once, with two of this read's tokens (after validation:
-        // a returned buffer may be refilled at once); the first is
-        // returned by the checks (counted here, skipped below).
-        let mut returned_by_abuse = None;
-        if o.abuse_tokens && !abused {
-            let mut toks = msgs.iter().filter_map(|m| match m {
-                DevmemMsg::Dmabuf { token, .. } => Some(*token),
-                _ => None,
-            });
-            if let (Some(t0), Some(t1)) = (toks.next(), toks.next()) {
-                let checks = token_abuse::run(fd, t0, t1)
-                    .map_err(|e| io::Error::other(format!("SO_DEVMEM_DONTNEED misuse: {e}")))?;
-                eprintln!("token abuse: {checks} checks passed");
-                abused = true;
-                s.tokens_returned += 1;
-                returned_by_abuse = Some(t0);
+        Ok(())
+    }
+
+    /// Validates, counts and gives back what one read of `n` bytes brought.
+    fn take(&mut self, n: usize, ctrl: usize) -> io::Result<()> {
+        let msgs = cmsg::parse(&self.ctrl[..ctrl]);
+        self.last_data = Instant::now();
+        self.validate(&msgs, n)?;
+        let returned_by_abuse = self.abuse_tokens(&msgs)?;
+        let devmem = self.count_and_return(&msgs, returned_by_abuse)?;
+        if !devmem {
+            // Not devmem data (the flow missed the bound queues): plain bytes.
+            if let Some(p) = self.pattern.as_mut() {
+                self.s.errors += p.check(&self.iobuf[..n]);
             }
+            self.s.linear_bytes += n as u64;
         }
+        self.s.bytes += n as u64;
+        Ok(())
+    }
+
+    /// Checks this read's frags against the pattern under one sync of the
+    /// dma-buf.
+    fn validate(&mut self, msgs: &[DevmemMsg], n: usize) -> io::Result<()> {
+        let Some(p) = self.pattern.as_mut() else {
+            return Ok(());
+        };
+        let iobuf = &self.iobuf;
+        let mut lin = 0usize;
+        self.s.errors += self.mem.read_session(|r| -> io::Result<u64> {
+            let mut bad = 0;
+            for m in msgs {
+                match *m {
+                    DevmemMsg::Linear { size } => {
+                        let end = (lin + size as usize).min(n);
+                        bad += p.check(&iobuf[lin.min(end)..end]);
+                        lin += size as usize;
+                    }
+                    DevmemMsg::Dmabuf { offset, size, .. } => {
+                        bad += p.check(r.bytes(offset, size as usize)?)
+                    }
+                    _ => {}
+                }
+            }
+            Ok(bad)
+        })??;
+        Ok(())
+    }
+
+    /// --abuse-tokens: once, with two of this read's tokens (after validation:
+    /// a returned buffer may be refilled at once). Returns the token the
+    /// checks gave back (counted here, skipped when returning the rest).
+    fn abuse_tokens(&mut self, msgs: &[DevmemMsg]) -> io::Result<Option<u32>> {
+        if !self.o.abuse_tokens || self.abused {
+            return Ok(None);
+        }
+        let mut toks = msgs.iter().filter_map(|m| match m {
+            DevmemMsg::Dmabuf { token, .. } => Some(*token),
+            _ => None,
+        });
+        let (Some(t0), Some(t1)) = (toks.next(), toks.next()) else {
+            return Ok(None);
+        };
+        let checks = token_abuse::run(self.fd(), t0, t1)
+            .map_err(|e| io::Error::other(format!("SO_DEVMEM_DONTNEED misuse: {e}")))?;
+        eprintln!("token abuse: {checks} checks passed");
+        self.abused = true;
+        self.s.tokens_returned += 1;
+        Ok(Some(t0))
+    }
+
+    /// Counts this read's frags and gives their tokens back (or holds them);
+    /// returns whether any came through devmem.
+    fn count_and_return(
+        &mut self,
+        msgs: &[DevmemMsg],
+        returned_by_abuse: Option<u32>,
+    ) -> io::Result<bool> {
+        let holding = !self.hold_done;
+        let mut devmem = false;
         for m in msgs {
-            match m {
+            match *m {
                 DevmemMsg::Linear { size } => {
                     devmem = true;
-                    cursor += size as usize;
-                    s.linear_bytes += u64::from(size);
+                    self.s.linear_bytes += u64::from(size);
                 }
                 DevmemMsg::Dmabuf {
-                    offset,
                     size,
                     token,
                     dmabuf_id,
+                    ..
                 } => {
                     devmem = true;
+                    let s = &mut self.s;
                     s.frags += 1;
                     s.dmabuf_bytes += u64::from(size);
                     s.largest_frag = s.largest_frag.max(size);
@@ -390,63 +504,45 @@ fn server(o: &Opts) -> io::Result<Outcome> {
                     } else {
                         s.unaligned += 1;
                     }
-                    if dmabuf_id != binding.id {
+                    if dmabuf_id != self.binding_id {
                         s.wrong_dmabuf += 1;
                     }
-                    let _ = offset;
                     if returned_by_abuse == Some(token) {
                         // Already back in the pool.
                     } else if holding {
-                        held.push(TokenRange {
+                        self.held.push(TokenRange {
                             start: token,
                             count: 1,
                         });
-                    } else if batch.push(token) {
-                        s.tokens_returned += return_tokens(fd, batch.ranges())?;
-                        batch.clear();
+                    } else if self.batch.push(token) {
+                        self.s.tokens_returned += return_tokens(self.fd(), self.batch.ranges())?;
+                        self.batch.clear();
                     }
                 }
                 _ => {}
             }
         }
-        let _ = cursor;
         // Return this read's tokens before reading again: a token kept across
         // reads holds a buffer the NIC may need for the next data, and with a
         // small dma-buf every buffer can end up waiting in the batch while the
         // read waits for data (a deadlock).
-        if batch.pending() > 0 {
-            s.tokens_returned += return_tokens(fd, batch.ranges())?;
-            batch.clear();
+        if self.batch.pending() > 0 {
+            self.s.tokens_returned += return_tokens(self.fd(), self.batch.ranges())?;
+            self.batch.clear();
         }
-        if !devmem {
-            // Not devmem data (the flow missed the bound queues): plain bytes.
-            if let Some(p) = pattern.as_mut() {
-                s.errors += p.check(&iobuf[..n as usize]);
-            }
-            s.linear_bytes += n as u64;
-        }
-        s.bytes += n as u64;
-        progress.tick(|secs| {
-            format!(
-                "{} MiB, {:.1} MiB/s",
-                s.bytes >> 20,
-                s.bytes as f64 / (1 << 20) as f64 / secs
-            )
-        });
-        if o.max_bytes > 0 && s.bytes >= o.max_bytes {
-            break;
-        }
+        Ok(devmem)
     }
-    if !held.is_empty() {
-        s.tokens_returned += return_tokens(fd, &held)?;
-    }
-    s.secs = start.elapsed().as_secs_f64();
-    drop(progress);
+}
+
+/// Prints the summary, closes the connection, then unbinds (the NIC is
+/// restored after, by the caller's config guard); the run's outcome.
+fn finish(o: &Opts, rx: Receiver, binding: Binding, interrupted: bool) -> Outcome {
     if interrupted {
         eprintln!("ncdevmem-rs: interrupted; restoring");
     }
+    let s = rx.s;
     s.print(o.json, "server");
-    drop(conn);
+    drop(rx.conn);
     drop(binding);
     if o.fail_on_linear && s.linear_bytes > 0 {
         eprintln!(
@@ -454,13 +550,37 @@ fn server(o: &Opts) -> io::Result<Outcome> {
             s.linear_bytes
         );
     }
-    Ok(if interrupted {
+    if interrupted {
         Outcome::Interrupted
     } else if s.errors == 0 && s.wrong_dmabuf == 0 && !(o.fail_on_linear && s.linear_bytes > 0) {
         Outcome::Ok
     } else {
         Outcome::ValidationFailed
-    })
+    }
+}
+
+/// The devmem server: the NIC configured, the dma-buf bound, one connection
+/// received into it, the summary.
+fn server(o: &Opts) -> io::Result<Outcome> {
+    let iface = o.iface.as_deref().unwrap_or_default();
+    let ifindex = nic::ifindex(iface)?;
+    signals::install()?;
+    // Buffers larger than a page must each be physically contiguous: huge
+    // pages under the udmabuf, as upstream's -b does.
+    let huge = o.rx_page_size.is_some_and(|s| s as usize > page_size());
+    let mem = Dmabuf::with_backing(o.provider.unwrap_or(Provider::Udmabuf), o.size, huge)?;
+    // Dropped after the binding (declared later, dropped earlier): the NIC is
+    // restored once the queues are unbound, on every way out of here.
+    let mut cfg = None;
+    let Some(binding) = setup(o, iface, ifindex, &mem, &mut cfg)? else {
+        return Ok(Outcome::Interrupted);
+    };
+    let Some(conn) = accept_connection(o)? else {
+        return Ok(Outcome::Interrupted);
+    };
+    let mut rx = Receiver::new(o, conn, &mem, binding.id);
+    let interrupted = rx.run()?;
+    Ok(finish(o, rx, binding, interrupted))
 }
 
 /// The server with io_uring zero-copy receive: the dma-buf becomes the zcrx

@@ -1,9 +1,11 @@
-//! NIC configuration without shelling out to ethtool: header split and
-//! channels through the ethtool generic netlink family, the RSS indirection
-//! table and ntuple rules through `SIOCETHTOOL`, and [`NicConfig`], a guard
-//! that undoes every change it made, last change first, when dropped.
+//! NIC configuration without shelling out to ethtool: header split,
+//! channels and (where the kernel can set it) the RSS indirection table
+//! through the ethtool generic netlink family; ntuple rules, the RX ring
+//! count and 6.12's indirection table through `SIOCETHTOOL`; and
+//! [`NicConfig`], a guard that undoes every change it made, last change
+//! first, when dropped.
 
-use crate::ethtool_ioctl::{self as ioc, EthtoolIoctl, FlowRule};
+use crate::ethtool_ioctl::{self as ioc, EthtoolIoctl, FlowRule, Rxnfc};
 use crate::ethtool_nl::{Channels, ChannelsSet, DataSplit, EthtoolNl};
 use crate::netlink::{errno_hint, NlError};
 use std::io;
@@ -104,10 +106,10 @@ pub trait NicOps {
     /// Sets the indirection table; empty resets it to the default.
     fn set_indir(&mut self, t: &[u32]) -> NicResult<()>;
     fn rule_locs(&mut self) -> NicResult<Vec<u32>>;
-    /// A rule as an `ethtool_rxnfc`.
-    fn rule_get(&mut self, loc: u32) -> NicResult<Vec<u8>>;
-    /// Inserts an `ethtool_rxnfc`; returns the location used.
-    fn rule_insert(&mut self, raw: &[u8]) -> NicResult<u32>;
+    /// A rule as the kernel describes it.
+    fn rule_get(&mut self, loc: u32) -> NicResult<Rxnfc>;
+    /// Inserts a rule; returns the location used.
+    fn rule_insert(&mut self, rule: &Rxnfc) -> NicResult<u32>;
     fn rule_delete(&mut self, loc: u32) -> NicResult<()>;
     fn flags(&mut self) -> NicResult<u32>;
     fn set_flags(&mut self, f: u32) -> NicResult<()>;
@@ -119,6 +121,9 @@ pub struct Nic {
     pub ifindex: u32,
     nl: EthtoolNl,
     ioctl: EthtoolIoctl,
+    /// The indirection table goes through netlink (the kernel has
+    /// `ETHTOOL_MSG_RSS_SET`), else through the ioctl.
+    rss_over_netlink: bool,
 }
 
 /// The index of interface `name`, or a "no such interface" error.
@@ -148,6 +153,7 @@ impl Nic {
         Ok(Nic {
             name: name.into(),
             ifindex,
+            rss_over_netlink: nl.can_set_rss(),
             nl,
             ioctl,
         })
@@ -199,11 +205,19 @@ impl NicOps for Nic {
     }
 
     fn indir(&mut self) -> NicResult<Vec<u32>> {
+        if self.rss_over_netlink {
+            let r = self.nl.rss_indir(self.ifindex);
+            return self.nl("get RSS indirection table (ETHTOOL_MSG_RSS_GET)", r);
+        }
         let r = self.ioctl.indir();
         self.io("get RSS indirection table (ETHTOOL_GRXFHINDIR)", r)
     }
 
     fn set_indir(&mut self, t: &[u32]) -> NicResult<()> {
+        if self.rss_over_netlink {
+            let r = self.nl.set_rss_indir(self.ifindex, t);
+            return self.nl("set RSS indirection table (ETHTOOL_MSG_RSS_SET)", r);
+        }
         let r = self.ioctl.set_indir(t);
         self.io("set RSS indirection table (ETHTOOL_SRXFHINDIR)", r)
     }
@@ -213,14 +227,14 @@ impl NicOps for Nic {
         self.io("list ntuple rules (ETHTOOL_GRXCLSRLALL)", r)
     }
 
-    fn rule_get(&mut self, loc: u32) -> NicResult<Vec<u8>> {
+    fn rule_get(&mut self, loc: u32) -> NicResult<Rxnfc> {
         let r = self.ioctl.rule_get(loc);
         self.io(&format!("get ntuple rule {loc} (ETHTOOL_GRXCLSRULE)"), r)
     }
 
-    fn rule_insert(&mut self, raw: &[u8]) -> NicResult<u32> {
-        let r = self.ioctl.rule_insert(raw);
-        let what = match ioc::decode_rule(raw) {
+    fn rule_insert(&mut self, rule: &Rxnfc) -> NicResult<u32> {
+        let r = self.ioctl.rule_insert(rule);
+        let what = match ioc::decode_rule(rule) {
             Some(rule) => format!("insert ntuple rule '{rule}' (ETHTOOL_SRXCLSRLINS)"),
             None => "insert ntuple rule (ETHTOOL_SRXCLSRLINS)".into(),
         };
@@ -273,8 +287,8 @@ pub enum Undo {
     Indir(Vec<u32>),
     /// Delete the rule we added at this location.
     DeleteRule(u32),
-    /// Put back a rule we deleted (the kernel's `ethtool_rxnfc` of it).
-    ReinsertRule { loc: u32, raw: Vec<u8> },
+    /// Put back a rule we deleted, as the kernel described it.
+    ReinsertRule { loc: u32, rule: Rxnfc },
     /// Set the feature flags back.
     Flags(u32),
 }
@@ -287,7 +301,7 @@ impl std::fmt::Display for Undo {
             Undo::Indir(t) if t.is_empty() => write!(f, "default RSS indirection table"),
             Undo::Indir(t) => write!(f, "RSS indirection table ({} entries)", t.len()),
             Undo::DeleteRule(l) => write!(f, "delete ntuple rule {l}"),
-            Undo::ReinsertRule { loc, raw } => match ioc::decode_rule(raw) {
+            Undo::ReinsertRule { loc, rule } => match ioc::decode_rule(rule) {
                 Some(r) => write!(f, "ntuple rule {loc} ({r})"),
                 None => write!(f, "ntuple rule {loc}"),
             },
@@ -303,7 +317,7 @@ pub fn apply_undo<B: NicOps>(nic: &mut B, u: &Undo) -> NicResult<()> {
         Undo::Channels(c) => nic.set_channels(c),
         Undo::Indir(t) => nic.set_indir(t),
         Undo::DeleteRule(l) => nic.rule_delete(*l),
-        Undo::ReinsertRule { raw, .. } => nic.rule_insert(raw).map(|_| ()),
+        Undo::ReinsertRule { rule, .. } => nic.rule_insert(rule).map(|_| ()),
         Undo::Flags(v) => nic.set_flags(*v),
     }
 }
@@ -443,9 +457,9 @@ impl<B: NicOps> NicConfig<B> {
             Err(e) => return Err(e),
         };
         for &loc in &locs {
-            let raw = self.nic.rule_get(loc)?;
+            let rule = self.nic.rule_get(loc)?;
             self.nic.rule_delete(loc)?;
-            self.undo.push(Undo::ReinsertRule { loc, raw });
+            self.undo.push(Undo::ReinsertRule { loc, rule });
         }
         if !locs.is_empty() {
             self.say(&format!(
@@ -541,7 +555,7 @@ pub mod mock {
         pub ch: Channels,
         pub rings: u32,
         pub table: Vec<u32>,
-        pub rules: Vec<(u32, Vec<u8>)>,
+        pub rules: Vec<(u32, Rxnfc)>,
         pub flags: u32,
         pub log: Vec<String>,
         /// Calls whose log name starts with this fail with EINVAL.
@@ -618,11 +632,11 @@ pub mod mock {
         fn rule_locs(&mut self) -> NicResult<Vec<u32>> {
             Ok(self.rules.iter().map(|r| r.0).collect())
         }
-        fn rule_get(&mut self, loc: u32) -> NicResult<Vec<u8>> {
-            Ok(self.rules.iter().find(|r| r.0 == loc).unwrap().1.clone())
+        fn rule_get(&mut self, loc: u32) -> NicResult<Rxnfc> {
+            Ok(self.rules.iter().find(|r| r.0 == loc).unwrap().1)
         }
-        fn rule_insert(&mut self, raw: &[u8]) -> NicResult<u32> {
-            let want = ioc::rule_location(raw);
+        fn rule_insert(&mut self, rule: &Rxnfc) -> NicResult<u32> {
+            let want = rule.fs.location;
             let loc = if want == ioc::RX_CLS_LOC_ANY {
                 (0..)
                     .find(|l| self.rules.iter().all(|r| r.0 != *l))
@@ -631,8 +645,8 @@ pub mod mock {
                 want
             };
             self.op(format!("insert {loc}"))?;
-            self.rules.push((loc, raw.to_vec()));
-            self.rules.sort();
+            self.rules.push((loc, *rule));
+            self.rules.sort_by_key(|r| r.0);
             Ok(loc)
         }
         fn rule_delete(&mut self, loc: u32) -> NicResult<()> {
@@ -679,9 +693,9 @@ mod tests {
     #[test]
     fn undo_runs_last_first_and_restores_everything() {
         let mut old_rule = ioc::encode_insert(&rule(3), 7);
-        old_rule[0..4].copy_from_slice(&ioc::ETHTOOL_GRXCLSRULE.to_ne_bytes());
+        old_rule.cmd = ioc::ETHTOOL_GRXCLSRULE;
         let mut d = dev();
-        d.rules.push((7, old_rule.clone()));
+        d.rules.push((7, old_rule));
         let before = (d.split, d.ch, d.table.clone(), d.flags);
         let mut c = NicConfig::new(d);
         c.verbose = false;
@@ -724,7 +738,7 @@ mod tests {
         assert_eq!(d.rules.len(), 1);
         assert_eq!(d.rules[0].0, 7);
         assert_eq!(ioc::decode_rule(&d.rules[0].1), Some(rule(3)));
-        assert_eq!(ioc::rule_location(&d.rules[0].1), 7);
+        assert_eq!(d.rules[0].1.fs.location, 7);
     }
 
     #[test]

@@ -5,10 +5,8 @@
 
 use crate::dmabuf::{Dmabuf, Provider};
 use crate::ethtool_nl::{Channels, ChannelsSet, DataSplit};
-use crate::netlink::{
-    bind_rx, bind_rx_attrs, bind_rx_raw, put_nested, put_u32, Binding, NlError, NETDEV_A_DMABUF_FD,
-    NETDEV_A_DMABUF_IFINDEX, NETDEV_A_DMABUF_QUEUES,
-};
+use crate::netdev::{bind_rx, BindRx, Binding, QueueEntry};
+use crate::netlink::NlError;
 use crate::nic::{Nic, NicConfig, NicOps};
 use crate::signals;
 use std::io::{self, Write};
@@ -62,14 +60,11 @@ pub fn expect_refused<T>(r: io::Result<Result<T, NlError>>) -> Outcome {
 
 /// A `bind-rx` request with `n` queue entries that have no attributes (what
 /// upstream's "empty queues array" check sends).
-pub fn empty_queue_entries(ifindex: u32, fd: u32, n: u32) -> Vec<u8> {
-    let mut a = Vec::new();
-    put_u32(&mut a, NETDEV_A_DMABUF_IFINDEX, ifindex);
-    put_u32(&mut a, NETDEV_A_DMABUF_FD, fd);
-    for _ in 0..n {
-        put_nested(&mut a, NETDEV_A_DMABUF_QUEUES, &[]);
+pub fn empty_queue_entries(ifindex: u32, fd: u32, n: u32) -> BindRx {
+    BindRx {
+        queues: vec![QueueEntry::Empty; n as usize],
+        ..BindRx::new(ifindex, fd, &[])
     }
-    a
 }
 
 /// The channels request that leaves exactly `start` RX queues, removing
@@ -135,9 +130,9 @@ fn drop_cap_net_admin() -> io::Result<()> {
     Ok(())
 }
 
-/// Sends `attrs` as a bind-rx request from a child without CAP_NET_ADMIN.
-/// Returns the child's errno (0: the bind succeeded).
-pub fn bind_in_unprivileged_child(attrs: &[u8]) -> Result<i32, String> {
+/// Sends `request` from a child without CAP_NET_ADMIN. Returns the child's
+/// errno (0: the bind succeeded).
+pub fn bind_in_unprivileged_child(request: &BindRx) -> Result<i32, String> {
     let _ = io::stdout().flush();
     let _ = io::stderr().flush();
     // SAFETY: fork in a single-threaded process; the child only makes
@@ -149,7 +144,7 @@ pub fn bind_in_unprivileged_child(attrs: &[u8]) -> Result<i32, String> {
     if pid == 0 {
         let code = match drop_cap_net_admin() {
             Err(_) => 254,
-            Ok(()) => match bind_rx_raw(attrs) {
+            Ok(()) => match request.send() {
                 Ok(Ok(_)) => 0,
                 Ok(Err(e)) => e.errno.clamp(1, 253),
                 Err(_) => 255,
@@ -246,7 +241,7 @@ pub fn run(iface: &str, start: u32, num: u32, provider: Provider, size: usize) -
     );
     t.check(
         "bind with empty queue entries fails",
-        expect_refused(bind_rx_raw(&empty_queue_entries(ifindex, fd, num))),
+        expect_refused(empty_queue_entries(ifindex, fd, num).send()),
     );
 
     // Upstream: binding with header split off must fail.
@@ -370,7 +365,7 @@ pub fn run(iface: &str, start: u32, num: u32, provider: Provider, size: usize) -
         Err(e) => Outcome::Fail(format!("/dev/null: {e}")),
     };
     t.check("bind with a fd that is not a dma-buf fails", o);
-    let o = match bind_in_unprivileged_child(&bind_rx_attrs(ifindex, fd, &queues, None)) {
+    let o = match bind_in_unprivileged_child(&BindRx::new(ifindex, fd, &queues)) {
         Ok(libc::EPERM) => Outcome::Pass(format!("refused: {}", errno_name(libc::EPERM))),
         Ok(0) => Outcome::Fail("the kernel accepted it".into()),
         Ok(e) => Outcome::Fail(format!("failed with {}, not EPERM", errno_name(e))),
@@ -403,7 +398,6 @@ pub fn run(iface: &str, start: u32, num: u32, provider: Provider, size: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::netlink::attrs;
 
     #[test]
     fn tap_lines() {
@@ -443,18 +437,10 @@ mod tests {
 
     #[test]
     fn empty_entries_request() {
-        let a = empty_queue_entries(3, 4, 2);
-        let top = attrs(&a);
-        assert_eq!(top.len(), 4);
-        assert_eq!(top[2], (NETDEV_A_DMABUF_QUEUES, &[][..]));
-        assert_eq!(top[3], (NETDEV_A_DMABUF_QUEUES, &[][..]));
-        // An empty nest is a bare 4-byte header with the nested flag.
-        assert_eq!(a.len(), 8 + 8 + 4 + 4);
-        assert_eq!(u16::from_ne_bytes([a[16], a[17]]), 4);
-        assert_eq!(
-            u16::from_ne_bytes([a[18], a[19]]),
-            NETDEV_A_DMABUF_QUEUES | 0x8000
-        );
+        let r = empty_queue_entries(3, 4, 2);
+        assert_eq!((r.ifindex, r.dmabuf_fd), (3, 4));
+        assert_eq!(r.queues, vec![QueueEntry::Empty; 2]);
+        assert_eq!(r.rx_page_size, None);
     }
 
     fn ch(rx: u32, combined: u32) -> Channels {

@@ -500,7 +500,7 @@ fn run(cmd: Cmd) -> Result<bool, String> {
             netns_id,
         } => {
             let virt = ncdevmem_rs::nic::ifindex(&virt_iface).map_err(|e| e.to_string())?;
-            let id = flatten(ncdevmem_rs::netlink::queue_create_lease(
+            let id = flatten(ncdevmem_rs::netdev::queue_create_lease(
                 virt,
                 phys_ifindex,
                 queue,
@@ -514,7 +514,7 @@ fn run(cmd: Cmd) -> Result<bool, String> {
         Cmd::NapiIds { iface } => {
             let i = ncdevmem_rs::nic::ifindex(&iface).map_err(|e| e.to_string())?;
             // One line per RX queue: "QUEUE NAPI_ID" (0: none).
-            for (q, napi) in flatten(ncdevmem_rs::netlink::rx_queue_napis(i))? {
+            for (q, napi) in flatten(ncdevmem_rs::netdev::rx_queue_napis(i))? {
                 println!("{q} {}", napi.unwrap_or(0));
             }
             Ok(true)

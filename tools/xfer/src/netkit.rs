@@ -1,49 +1,95 @@
-//! netkit pairs and queue leases for the guest tests (Linux 7.2): Debian 12's
-//! iproute2 (6.1) predates netkit, and nothing in the guest speaks the netdev
-//! family's `queue-create`.
+//! netkit pairs for the guest tests (Linux 7.2): Debian 12's iproute2 (6.1)
+//! predates netkit. rtnetlink's `newlink`, from netlink-bindings' rt-link
+//! (the kernel's YNL spec).
 
-use ncdevmem_rs::netlink::{put_attr, put_nested, put_strz, put_u32, GenlSocket, NlError};
-use std::io;
+use ncdevmem_rs::netlink::{exchange, NlResult};
+use netlink_bindings::rt_link::{self, Ifinfomsg, NetkitMode, NetkitPolicy};
+use netlink_socket2::NetlinkSocket;
 
-const RTM_NEWLINK: u16 = 16;
-const NLM_F_EXCL: u16 = 0x200;
-const NLM_F_CREATE: u16 = 0x400;
-const IFLA_IFNAME: u16 = 3;
-const IFLA_LINKINFO: u16 = 18;
-const IFLA_NUM_RX_QUEUES: u16 = 32;
-const IFLA_INFO_KIND: u16 = 1;
-const IFLA_INFO_DATA: u16 = 2;
-const IFLA_NETKIT_PEER_INFO: u16 = 1;
-const IFLA_NETKIT_POLICY: u16 = 3;
-const IFLA_NETKIT_PEER_POLICY: u16 = 4;
-const IFLA_NETKIT_MODE: u16 = 5;
-const NETKIT_PASS: u32 = 0;
-const NETKIT_L2: u32 = 0;
+/// The `peer-info` of a netkit pair: the peer's `ifinfomsg` (all zero) and
+/// link attributes, as one binary attribute.
+fn peer_info(peer: &str, rx_queues: u32) -> Vec<u8> {
+    let mut info = Ifinfomsg::new().as_slice().to_vec();
+    rt_link::PushLinkAttrs::new(&mut info)
+        .push_ifname_bytes(peer.as_bytes())
+        .push_num_rx_queues(rx_queues);
+    info
+}
 
-/// An all-zero `struct ifinfomsg` (family AF_UNSPEC, no index, no flags).
-const IFINFOMSG: [u8; 16] = [0; 16];
+/// The `newlink` request creating the pair.
+fn newlink(primary: &str, peer: &str, rx_queues: u32) -> rt_link::OpNewlinkDo<'static> {
+    let mut request = rt_link::Request::new()
+        .set_create()
+        .set_excl()
+        .op_newlink_do(&Ifinfomsg::new());
+    request
+        .encode()
+        .push_ifname_bytes(primary.as_bytes())
+        .push_num_rx_queues(rx_queues)
+        .nested_linkinfo()
+        .nested_data_netkit()
+        .push_peer_info(&peer_info(peer, rx_queues))
+        .push_policy(NetkitPolicy::Forward as u32)
+        .push_peer_policy(NetkitPolicy::Forward as u32)
+        .push_mode(NetkitMode::L2 as u32);
+    request
+}
 
 /// Creates an L2 netkit pair, `primary` and `peer`, both forwarding (no BPF
 /// program needed) and each with room for `rx_queues` RX queues (one real: the
 /// rest is what `queue-create` may lease into the peer).
-pub fn add_pair(primary: &str, peer: &str, rx_queues: u32) -> io::Result<Result<(), NlError>> {
-    let mut peer_info = IFINFOMSG.to_vec();
-    put_strz(&mut peer_info, IFLA_IFNAME, peer);
-    put_u32(&mut peer_info, IFLA_NUM_RX_QUEUES, rx_queues);
-    let mut data = Vec::new();
-    put_attr(&mut data, IFLA_NETKIT_PEER_INFO, &peer_info);
-    put_u32(&mut data, IFLA_NETKIT_POLICY, NETKIT_PASS);
-    put_u32(&mut data, IFLA_NETKIT_PEER_POLICY, NETKIT_PASS);
-    put_u32(&mut data, IFLA_NETKIT_MODE, NETKIT_L2);
-    let mut info = Vec::new();
-    put_strz(&mut info, IFLA_INFO_KIND, "netkit");
-    put_nested(&mut info, IFLA_INFO_DATA, &data);
-    let mut body = IFINFOMSG.to_vec();
-    put_strz(&mut body, IFLA_IFNAME, primary);
-    put_u32(&mut body, IFLA_NUM_RX_QUEUES, rx_queues);
-    put_nested(&mut body, IFLA_LINKINFO, &info);
-    let mut sock = GenlSocket::open_route()?;
-    Ok(sock
-        .route_request(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, &body)?
-        .map(drop))
+pub fn add_pair(primary: &str, peer: &str, rx_queues: u32) -> NlResult<()> {
+    let request = newlink(primary, peer, rx_queues);
+    Ok(exchange(&mut NetlinkSocket::new(), &request, |_| ())?.map(drop))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netlink_bindings::traits::NetlinkRequest;
+
+    fn nla(len: u16, kind: u16) -> Vec<u8> {
+        [len.to_ne_bytes(), kind.to_ne_bytes()].concat()
+    }
+
+    /// The request on the wire, checked against include/uapi/linux/if_link.h
+    /// (7.2): IFLA_IFNAME 3, IFLA_NUM_RX_QUEUES 32, IFLA_LINKINFO 18 {
+    /// IFLA_INFO_KIND 1 "netkit", IFLA_INFO_DATA 2 { IFLA_NETKIT_PEER_INFO 1,
+    /// _POLICY 3, _PEER_POLICY 4 (NETKIT_PASS 0), _MODE 5 (NETKIT_L2 0) } },
+    /// RTM_NEWLINK 16 with NLM_F_CREATE | NLM_F_EXCL.
+    #[test]
+    fn newlink_request_bytes() {
+        let request = newlink("nk0", "nk1", 4);
+        assert_eq!(
+            request.protocol(),
+            netlink_bindings::traits::Protocol::Raw {
+                protonum: libc::NETLINK_ROUTE as u16,
+                request_type: 16
+            }
+        );
+        assert_eq!(request.flags(), 0x400 | 0x200);
+        let mut peer = vec![0u8; 16];
+        peer.extend(nla(8, 3));
+        peer.extend(b"nk1\0");
+        peer.extend(nla(8, 32));
+        peer.extend(4u32.to_ne_bytes());
+        let mut data = nla(4 + peer.len() as u16, 1);
+        data.extend(&peer);
+        for kind in [3, 4, 5] {
+            data.extend(nla(8, kind));
+            data.extend(0u32.to_ne_bytes());
+        }
+        let mut info = nla(4 + 7, 1);
+        info.extend(b"netkit\0\0");
+        info.extend(nla(4 + data.len() as u16, 2 | 0x8000));
+        info.extend(&data);
+        let mut want = vec![0u8; 16];
+        want.extend(nla(8, 3));
+        want.extend(b"nk0\0");
+        want.extend(nla(8, 32));
+        want.extend(4u32.to_ne_bytes());
+        want.extend(nla(4 + info.len() as u16, 18 | 0x8000));
+        want.extend(&info);
+        assert_eq!(request.payload(), &want[..]);
+    }
 }
