@@ -156,7 +156,7 @@ fn coalescer_survives_random_mutations() {
                 f[at] = r() as u8;
             }
             let cut = (r() as usize) % (f.len() + 1);
-            if r() % 4 == 0 {
+            if r().is_multiple_of(4) {
                 f.truncate(cut);
             }
         }

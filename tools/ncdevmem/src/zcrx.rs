@@ -110,7 +110,8 @@ impl Zcrx {
             // frag is a completion); when it does fill, see `wait`.
             .setup_cqsize(CQ_ENTRIES)
             .build(512)?;
-        let page = 4096usize;
+        // The refill ring is mapped whole pages (the kernel rounds it up).
+        let page = crate::dmabuf::page_size();
         let rq_len = (RQ_ENTRIES as usize * std::mem::size_of::<io_uring_zcrx_rqe>() + page)
             .next_multiple_of(page);
         // SAFETY: a fresh anonymous mapping; checked below.
