@@ -187,8 +187,8 @@ impl<'a> DeviceBytes<'a> {
     ///
     /// # Safety
     ///
-    /// `ptr` must be non-null and `ptr..ptr + len` mapped and valid for reads and writes for
-    /// `'a`, with no Rust reference to it.
+    /// `ptr` must be non-null and `ptr..ptr + len` mapped and valid for reads
+    /// and writes for `'a`, with no Rust reference to it.
     unsafe fn from_raw(ptr: *mut u8, len: usize) -> Self {
         // INVARIANT: guaranteed by the caller (a valid range is not at null).
         Self {
@@ -218,8 +218,8 @@ impl<'a> DeviceBytes<'a> {
     pub(crate) fn write(&mut self, at: usize, src: &[u8]) -> Result {
         let dst = self.window(at, src.len())?;
         // SAFETY: `dst` is valid for `src.len()` bytes of writes (its invariant);
-        // `src` is a kernel slice, which device memory never is, so they do not
-        // overlap.
+        // `src` is a Rust slice and no Rust reference points into `dst` (its
+        // invariant), so they do not overlap.
         unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst.ptr.as_ptr(), src.len()) };
         Ok(())
     }
@@ -228,7 +228,7 @@ impl<'a> DeviceBytes<'a> {
     pub(crate) fn read(&mut self, at: usize, dst: &mut [u8]) -> Result {
         let src = self.window(at, dst.len())?;
         // SAFETY: `src` is valid for `dst.len()` bytes of reads (its invariant);
-        // `dst` is a kernel slice, which device memory never is.
+        // `dst` is a Rust slice, which cannot point into `src` (its invariant).
         unsafe { core::ptr::copy_nonoverlapping(src.ptr.as_ptr(), dst.as_mut_ptr(), dst.len()) };
         Ok(())
     }
