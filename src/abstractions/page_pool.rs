@@ -200,6 +200,26 @@ impl Drop for PagePool {
     }
 }
 
+/// Writes `len` bytes from `src` at `offset` of a pool buffer of `size`
+/// bytes at bus address `base` on `dev`, as the NIC's DMA engine; `EINVAL`
+/// past the buffer. Only for [`Netmem`] and [`HostFrag`], which hold their
+/// buffer and pass their own fields (their invariants give what it needs).
+fn write_held(
+    dev: *mut bindings::device,
+    base: DmaAddr,
+    size: usize,
+    offset: usize,
+    len: usize,
+    src: &mut impl DmaSource,
+) -> Result {
+    let addr = bus_range(base, size, offset, len)?;
+    // SAFETY: `dev` is the pool's device, live while the pool is (its
+    // invariant), which outlives the buffer's holder; `base..base + size` is
+    // the buffer it holds, so the device owns it until it is handed on, and
+    // the range is inside it (checked).
+    unsafe { device_write(DmaDev::from_raw(dev), addr, len, src) }
+}
+
 /// A reference to one pool buffer (`netmem_ref`); returned to the pool on drop.
 ///
 /// # Invariants
@@ -235,11 +255,7 @@ impl Netmem<'_> {
         len: usize,
         src: &mut impl DmaSource,
     ) -> Result {
-        let addr = bus_range(self.dma_addr(), self.size, offset, len)?;
-        // SAFETY: `dev` is live while the pool is (its invariant), which
-        // outlives `self`; the range is inside this buffer, which we hold, so
-        // the device owns it until it is handed on.
-        unsafe { device_write(DmaDev::from_raw(self.dev), addr, len, src) }
+        write_held(self.dev, self.dma_addr(), self.size, offset, len, src)
     }
 
     /// Whether the buffer is one of `pool`'s.
@@ -292,10 +308,7 @@ impl HostFrag<'_> {
         len: usize,
         src: &mut impl DmaSource,
     ) -> Result {
-        let addr = bus_range(self.dma, self.size as usize, offset, len)?;
-        // SAFETY: as in `Netmem::device_write`: the pool's live device, a range
-        // of a fragment we hold.
-        unsafe { device_write(DmaDev::from_raw(self.dev), addr, len, src) }
+        write_held(self.dev, self.dma, self.size as usize, offset, len, src)
     }
 
     /// Gives up the reference, returning the kernel address (to `napi_build_skb`).

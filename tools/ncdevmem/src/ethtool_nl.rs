@@ -288,12 +288,10 @@ mod tests {
     use super::*;
     use netlink_bindings::traits::NetlinkRequest;
 
+    use crate::netlink::test_wire::{nla, nla_u32};
+
     fn payload(request: &impl NetlinkRequest) -> &[u8] {
         request.payload()
-    }
-
-    fn nla(len: u16, kind: u16) -> Vec<u8> {
-        [len.to_ne_bytes(), kind.to_ne_bytes()].concat()
     }
 
     /// The requests on the wire, checked against
@@ -309,8 +307,7 @@ mod tests {
         });
         let mut want = vec![16, 1, 0, 0];
         want.extend(nla(12, 1 | 0x8000));
-        want.extend(nla(8, 1));
-        want.extend(3u32.to_ne_bytes());
+        want.extend(nla_u32(1, 3));
         // A u8 attribute, its padding left to the message's end.
         want.extend(nla(5, 11));
         want.push(2);
@@ -318,10 +315,7 @@ mod tests {
         let request = rings_set(3, |r| {
             r.push_hds_thresh(256);
         });
-        assert_eq!(
-            &payload(&request)[16..],
-            &[nla(8, 17), 256u32.to_ne_bytes().to_vec()].concat()[..]
-        );
+        assert_eq!(&payload(&request)[16..], &nla_u32(17, 256)[..]);
     }
 
     /// ETHTOOL_MSG_CHANNELS_SET 18; ETHTOOL_A_CHANNELS_RX_COUNT 6, TX 7,
@@ -336,12 +330,9 @@ mod tests {
         .request(9);
         let mut want = vec![18, 1, 0, 0];
         want.extend(nla(12, 1 | 0x8000));
-        want.extend(nla(8, 1));
-        want.extend(9u32.to_ne_bytes());
-        want.extend(nla(8, 6));
-        want.extend(4u32.to_ne_bytes());
-        want.extend(nla(8, 9));
-        want.extend(0u32.to_ne_bytes());
+        want.extend(nla_u32(1, 9));
+        want.extend(nla_u32(6, 4));
+        want.extend(nla_u32(9, 0));
         assert_eq!(payload(&request), &want[..]);
         let all = ChannelsSet::all_of(&Channels {
             rx: 1,
@@ -371,8 +362,7 @@ mod tests {
         let request = rss_set_indir(2, &[0, 1]);
         let mut want = vec![48, 1, 0, 0];
         want.extend(nla(12, 1 | 0x8000));
-        want.extend(nla(8, 1));
-        want.extend(2u32.to_ne_bytes());
+        want.extend(nla_u32(1, 2));
         want.extend(nla(12, 4));
         want.extend(0u32.to_ne_bytes());
         want.extend(1u32.to_ne_bytes());

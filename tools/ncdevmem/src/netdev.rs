@@ -218,10 +218,7 @@ mod tests {
     use super::*;
     use netlink_bindings::traits::NetlinkRequest;
 
-    /// `nlattr` header bytes: length, then type.
-    fn nla(len: u16, kind: u16) -> Vec<u8> {
-        [len.to_ne_bytes(), kind.to_ne_bytes()].concat()
-    }
+    use crate::netlink::test_wire::{nla, nla_u32};
 
     /// The request on the wire, checked against include/uapi/linux/netdev.h
     /// (7.3): NETDEV_CMD_BIND_RX 13, NETDEV_A_DMABUF_IFINDEX 1, _QUEUES 2
@@ -233,17 +230,12 @@ mod tests {
         bind.rx_page_size = Some(16384);
         let request = bind.request();
         let mut want = vec![13, 1, 0, 0];
-        want.extend(nla(8, 1));
-        want.extend(7u32.to_ne_bytes());
-        want.extend(nla(8, 3));
-        want.extend(5u32.to_ne_bytes());
+        want.extend(nla_u32(1, 7));
+        want.extend(nla_u32(3, 5));
         want.extend(nla(20, 2 | 0x8000));
-        want.extend(nla(8, 1));
-        want.extend(8u32.to_ne_bytes());
-        want.extend(nla(8, 3));
-        want.extend(0u32.to_ne_bytes());
-        want.extend(nla(8, 5));
-        want.extend(16384u32.to_ne_bytes());
+        want.extend(nla_u32(1, 8));
+        want.extend(nla_u32(3, 0));
+        want.extend(nla_u32(5, 16384));
         assert_eq!(request.payload(), &want[..]);
     }
 
