@@ -35,6 +35,10 @@ unsigned int dmn_param_pairs(void);
 unsigned int dmn_param_queues(void);
 unsigned int dmn_param_max_queues(void);
 bool dmn_param_rss_queue_offset(void);
+const char *dmn_param_personality(void);
+size_t dmn_param_personality_len(void);
+unsigned int dmn_kernel_version(void);
+void dmn_netdev_reset_core_hds(struct net_device *dev, u32 thresh);
 
 /* KUnit: fail @test with a message given as Rust `fmt::Arguments` (%pA). */
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args);

@@ -23,6 +23,7 @@ mod tests;
 use abstractions::{debugfs::DebugfsRoot, params};
 use driver::pair::{Pair, PairShape};
 use kernel::{prelude::*, sync::Arc};
+use logic::personality::Personality;
 
 kernel_module! {
     type: Devmemnic,
@@ -72,12 +73,20 @@ impl Params {
             );
             return Err(EINVAL);
         }
+        let Some(personality) = Personality::from_name(params::personality()) else {
+            pr_err!(
+                "personality={} is not one of strict, gve, bnxt, mlx5, fbnic\n",
+                params::personality()
+            );
+            return Err(EINVAL);
+        };
         Ok(Self {
             pairs,
             shape: PairShape {
                 queues,
                 max_queues,
                 rss_queue_offset: params::rss_queue_offset(),
+                personality,
             },
         })
     }
@@ -103,12 +112,13 @@ impl kernel::Module for Devmemnic {
         }
         drop::<Arc<DebugfsRoot>>(debugfs);
         pr_info!(
-            "{} pairs (dmnic0..dmnic{}), {} of {} queues per device in use, parents devmemnic.0..devmemnic.{}\n",
+            "{} pairs (dmnic0..dmnic{}), {} of {} queues per device in use, parents devmemnic.0..devmemnic.{}, personality {}\n",
             params.pairs,
             params.pairs * 2 - 1,
             params.shape.queues,
             params.shape.max_queues,
-            params.pairs * 2 - 1
+            params.pairs * 2 - 1,
+            params.shape.personality.name()
         );
         Ok(Self { pairs })
     }

@@ -169,6 +169,14 @@ impl Extack {
             unsafe { bindings::dmn_extack_msg(self.0, msg.as_char_ptr().cast()) };
         }
     }
+
+    /// As [`Extack::msg`], from a `core` C string (what plain-data tables hold).
+    pub(crate) fn msg_c(&self, msg: &'static core::ffi::CStr) {
+        if !self.0.is_null() {
+            // SAFETY: as in `msg`: a valid extack, a static message.
+            unsafe { bindings::dmn_extack_msg(self.0, msg.to_bytes_with_nul().as_ptr().cast()) };
+        }
+    }
 }
 
 /// Ethtool callbacks for a [`NetDevOps`] driver.
@@ -287,8 +295,35 @@ pub(crate) trait EthtoolOps: NetDevOps {
     /// `ethtool -N ... delete L`.
     fn delete_rule(dev: &NetDev, data: &Self::Priv, loc: u32) -> Result;
 
-    /// Most rules the device holds.
+    /// Most rules the device's table holds (locations are below it).
     const MAX_RULES: u32;
+
+    /// What `ethtool -n` reports of the rule table: how many rules the
+    /// device takes now (at most `MAX_RULES`), and whether it picks a
+    /// rule's location itself (`RX_CLS_LOC_SPECIAL`: userspace may ask for
+    /// "any"; else ethtool picks a free location).
+    fn rule_space(dev: &NetDev, data: &Self::Priv) -> RuleSpace;
+
+    /// Names of the device's private flags (`ethtool --show-priv-flags`),
+    /// bit `i` named by entry `i`; at most 32.
+    const PRIV_FLAGS: &'static [&'static str] = &[];
+
+    /// The private flags set, a bit per entry of `PRIV_FLAGS`.
+    fn priv_flags(_dev: &NetDev, _data: &Self::Priv) -> u32 {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
+    /// `ethtool --set-priv-flags`: `flags` is the whole requested set
+    /// (only bits of `PRIV_FLAGS`: the core refuses others).
+    fn set_priv_flags(_dev: &NetDev, _data: &Self::Priv, _flags: u32) -> Result {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// What a device's rule table offers now (see [`EthtoolOps::rule_space`]).
+pub(crate) struct RuleSpace {
+    pub(crate) max: u32,
+    pub(crate) driver_picks_location: bool,
 }
 
 /// Turns an ethtool flow spec into a rule, if devmemnic can match it;
@@ -540,6 +575,9 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ///
     /// As for `get_drvinfo`.
     unsafe extern "C" fn get_sset_count(dev: *mut bindings::net_device, sset: i32) -> i32 {
+        if sset == bindings::ethtool_stringset_ETH_SS_PRIV_FLAGS as i32 && T::HAS_PRIV_FLAGS {
+            return T::PRIV_FLAGS.len().min(32) as i32;
+        }
         if sset != bindings::ethtool_stringset_ETH_SS_STATS as i32 {
             return -(bindings::EOPNOTSUPP as i32);
         }
@@ -552,12 +590,22 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ///
     /// As for `get_drvinfo`; `buf` holds `get_sset_count` strings.
     unsafe extern "C" fn get_strings(dev: *mut bindings::net_device, sset: u32, buf: *mut u8) {
+        let len = bindings::ETH_GSTRING_LEN as usize;
+        if sset == bindings::ethtool_stringset_ETH_SS_PRIV_FLAGS && T::HAS_PRIV_FLAGS {
+            let names = &T::PRIV_FLAGS[..T::PRIV_FLAGS.len().min(32)];
+            // SAFETY: the core sized `buf` for `get_sset_count` strings: one
+            // per name.
+            let out = unsafe { core::slice::from_raw_parts_mut(buf, names.len() * len) };
+            for (slot, n) in out.chunks_exact_mut(len).zip(names) {
+                put_gstring(slot, n);
+            }
+            return;
+        }
         if sset != bindings::ethtool_stringset_ETH_SS_STATS {
             return;
         }
         // SAFETY: the core passes a live device of ours.
         let nd = unsafe { NetDev::from_raw(dev) };
-        let len = bindings::ETH_GSTRING_LEN as usize;
         // SAFETY: the core sized `buf` for `get_sset_count` strings, which is
         // `stat_count` (a function of fixed facts).
         let out = unsafe { core::slice::from_raw_parts_mut(buf, Self::stat_count(nd) * len) };
@@ -630,8 +678,11 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                     let mut n = 0;
                     T::rules(nd, data, &mut |_| n += 1);
                     info.__bindgen_anon_1.rule_cnt = n;
-                    // Userspace may ask us to pick the location.
-                    info.data = u64::from(T::MAX_RULES) | u64::from(bindings::RX_CLS_LOC_SPECIAL);
+                    let space = T::rule_space(nd, data);
+                    info.data = u64::from(space.max.min(T::MAX_RULES));
+                    if space.driver_picks_location {
+                        info.data |= u64::from(bindings::RX_CLS_LOC_SPECIAL);
+                    }
                 }
                 bindings::ETHTOOL_GRXCLSRULE => {
                     let loc = info.fs.location;
@@ -672,7 +723,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
                         return Err(emsgsize());
                     }
                     info.__bindgen_anon_1.rule_cnt = n as u32;
-                    info.data = u64::from(T::MAX_RULES);
+                    info.data = u64::from(T::rule_space(nd, data).max.min(T::MAX_RULES));
                 }
                 _ => return Err(eopnotsupp()),
             }
@@ -983,6 +1034,27 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         })
     }
 
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`.
+    unsafe extern "C" fn get_priv_flags(dev: *mut bindings::net_device) -> u32 {
+        // SAFETY: the core passes a live device of ours.
+        let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+        T::priv_flags(nd, data)
+    }
+
+    /// # Safety
+    ///
+    /// As for `get_drvinfo`.
+    unsafe extern "C" fn set_priv_flags(dev: *mut bindings::net_device, flags: u32) -> i32 {
+        from_result(|| {
+            // SAFETY: the core passes a live device of ours.
+            let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+            T::set_priv_flags(nd, data, flags)?;
+            Ok(0)
+        })
+    }
+
     const VTABLE: bindings::ethtool_ops = {
         // SAFETY: all-zeroes is a valid `ethtool_ops` (nothing supported).
         let mut ops: bindings::ethtool_ops = unsafe { core::mem::zeroed() };
@@ -1016,6 +1088,12 @@ impl<T: EthtoolOps> EthtoolTable<T> {
         ops.get_rxfh_indir_size = Some(Self::get_rxfh_indir_size);
         ops.get_rxfh = Some(Self::get_rxfh);
         ops.set_rxfh = Some(Self::set_rxfh);
+        if T::HAS_PRIV_FLAGS {
+            ops.get_priv_flags = Some(Self::get_priv_flags);
+        }
+        if T::HAS_SET_PRIV_FLAGS {
+            ops.set_priv_flags = Some(Self::set_priv_flags);
+        }
         if T::HAS_STATS_BLOCK_USECS {
             ops.supported_coalesce_params = bindings::DMN_ETHTOOL_COALESCE_STATS_BLOCK_USECS;
             ops.get_coalesce = Some(Self::get_coalesce);

@@ -161,6 +161,17 @@ impl NetDev {
         }
     }
 
+    /// Resets the header-split configuration the core holds to a new
+    /// device's (7.2: what it reports, compares rings requests with, and
+    /// holds bindings to): tcp-data-split unset, threshold `thresh`, as a
+    /// driver sets its default; the core of 6.12 keeps none. Under the ops
+    /// locks, or before the device is registered.
+    pub(crate) fn reset_core_hds(&self, thresh: u32) {
+        // SAFETY: the device is allocated (type invariant); callers hold the
+        // ops locks or the device is not registered yet.
+        unsafe { bindings::dmn_netdev_reset_core_hds(self.as_raw(), thresh) }
+    }
+
     /// Whether the device is administratively up.
     pub(crate) fn is_running(&self) -> bool {
         // SAFETY: the device is allocated (type invariant).

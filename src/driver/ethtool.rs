@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The ethtool handlers: rings and TCP data split, channels, RSS, ntuple
-//! rules, per-queue counters.
+//! rules, per-queue counters, private flags (the personality). Limits and
+//! refusals are the device's personality's (`logic::personality`).
 
 use super::{
     nic::{Nic, NicPriv, RxStats, TxStats},
-    queues,
-    rx::{HDS_THRESH_MAX, RING_MAX, RING_MIN},
-    tx,
+    personality, queues, tx,
 };
 use crate::abstractions::{
     boxed::box_copy,
     errno::eopnotsupp,
-    ethtool::{Channels, EthtoolOps, Extack, FlowRule, HashFields, HashedFlow, RingParams},
+    ethtool::{
+        Channels, EthtoolOps, Extack, FlowRule, HashFields, HashedFlow, RingParams, RuleSpace,
+    },
     napi::Napi,
     netdev::NetDev,
 };
 use crate::logic::{
+    personality::RuleLocations,
     steering::{
         hash_class, InsertError, HASH_ADDRS, HASH_IP_DST, HASH_IP_SRC, HASH_L4_DST, HASH_L4_SRC,
         INDIR_SIZE, MAX_RSS_CONTEXTS, MAX_RULES,
@@ -32,39 +34,61 @@ impl EthtoolOps for Nic {
 
     fn get_ringparam(_dev: &NetDev, data: &NicPriv) -> RingParams {
         let me = data.me();
+        let p = me.profile();
         RingParams {
             rx: me.rxqs.first().map_or(0, |q| q.ring.size()),
-            rx_max: RING_MAX,
+            rx_max: p.ring_max,
             tx: me.tx_ring.load(Ordering::Relaxed),
-            tx_max: RING_MAX,
+            tx_max: p.ring_max,
             tcp_data_split: Some(me.header_split.load(Ordering::Relaxed)),
             hds_thresh: me.rxqs.first().map(|q| q.hds_thresh()),
-            hds_thresh_max: HDS_THRESH_MAX,
+            hds_thresh_max: p.hds_thresh.map_or(0, |h| h.max),
         }
     }
 
     fn set_ringparam(dev: &NetDev, data: &NicPriv, req: &RingParams, extack: &Extack) -> Result {
         let me = data.me();
+        let p = me.profile();
         // Everything that can be refused is checked, and everything that can
         // fail is done, before anything changes: a failed request leaves the
         // device as it was.
-        if !(RING_MIN..=RING_MAX).contains(&req.rx) || !(RING_MIN..=RING_MAX).contains(&req.tx) {
-            extack.msg(c_str!("devmemnic rings take 64 to 4096 entries"));
+        if !p.ring_ok(req.rx) || !p.ring_ok(req.tx) {
+            extack.msg(c_str!(
+                "ring size out of this NIC's range (ethtool -g shows the maximum)"
+            ));
             return Err(EINVAL);
         }
-        // "auto" means on: splitting is what this NIC is for.
-        let split = req.tcp_data_split.unwrap_or(true);
+        let current = me.header_split.load(Ordering::Relaxed);
+        // "auto" keeps the current state (on where this NIC splits by default).
+        let split = req.tcp_data_split.unwrap_or(current);
         let active = dev.real_num_rx_queues();
         let bound = (0..active).any(|i| dev.rxq_has_provider(i));
+        if !split {
+            if let Some(msg) = p.split_off_refused {
+                extack.msg_c(msg);
+                return Err(EINVAL);
+            }
+        }
+        if split && !current && p.split_needs_gro_hw && !dev.gro_hw_enabled() {
+            extack.msg(c_str!(
+                "TCP-data-split is not supported when GRO HW is disabled"
+            ));
+            return Err(EINVAL);
+        }
         if !split && bound {
             extack.msg(c_str!(
                 "a devmem binding on this device needs TCP data split"
             ));
             return Err(EBUSY);
         }
-        if let Some(t) = req.hds_thresh {
-            if t > HDS_THRESH_MAX {
-                extack.msg(c_str!("devmemnic: hds-thresh is at most 4096"));
+        let old_thresh = me.rxqs.first().map_or(0, |q| q.hds_thresh());
+        if let Some(t) = req.hds_thresh.filter(|&t| t != old_thresh) {
+            let Some(h) = p.hds_thresh else {
+                extack.msg(c_str!("setting hds-thresh is not supported"));
+                return Err(eopnotsupp());
+            };
+            if t > h.max {
+                extack.msg(c_str!("hds-thresh is above hds-thresh-max"));
                 return Err(EINVAL);
             }
             if t != 0 && bound {
@@ -250,7 +274,24 @@ impl EthtoolOps for Nic {
         data.me().steering.read(|s| s.rules().iter().for_each(out));
     }
 
+    fn rule_space(_dev: &NetDev, data: &NicPriv) -> RuleSpace {
+        let p = data.me().profile();
+        RuleSpace {
+            max: p.max_rules,
+            driver_picks_location: p.rule_locations != RuleLocations::ExplicitOnly,
+        }
+    }
+
     fn insert_rule(dev: &NetDev, data: &NicPriv, rule: FlowRule, loc: Option<u32>) -> Result<u32> {
+        let p = data.me().profile();
+        match (p.rule_locations, loc) {
+            // (bnxt and fbnic place rules themselves; mlx5 and gve take the
+            // location ethtool picked, and have no "any".)
+            (RuleLocations::AnyOnly, Some(_)) => return Err(EINVAL),
+            (RuleLocations::ExplicitOnly, None) => return Err(ENOSPC),
+            (_, Some(l)) if l >= p.max_rules => return Err(EINVAL),
+            _ => {}
+        }
         let active = dev.real_num_rx_queues();
         let mut rule = rule;
         let mut placed = 0;
@@ -266,6 +307,10 @@ impl EthtoolOps for Nic {
                 Some(l) => l,
                 None => n.loc_for(&rule).ok_or(ENOSPC)?,
             };
+            let replaces = n.rules().iter().any(|r| r.loc == rule.loc);
+            if !replaces && n.nrules >= p.max_rules as usize {
+                return Err(ENOSPC);
+            }
             n.insert(rule).map_err(|InsertError::Full| ENOSPC)?;
             placed = rule.loc;
             Ok(n)
@@ -334,6 +379,15 @@ impl EthtoolOps for Nic {
         indir: &[u32],
         extack: &Extack,
     ) -> Result {
+        let limit = data.me().profile().rss_contexts;
+        if limit == 0 {
+            extack.msg(c_str!("RSS contexts not supported"));
+            return Err(eopnotsupp());
+        }
+        if id > limit {
+            extack.msg(c_str!("Out of RSS contexts"));
+            return Err(EINVAL);
+        }
         if indir.len() != INDIR_SIZE || indir.iter().any(|&q| q >= dev.real_num_rx_queues()) {
             extack.msg(c_str!("indirection table names a queue that is not active"));
             return Err(EINVAL);
@@ -371,6 +425,16 @@ impl EthtoolOps for Nic {
             }
             Ok(n)
         })
+    }
+
+    const PRIV_FLAGS: &'static [&'static str] = personality::PRIV_FLAGS;
+
+    fn priv_flags(_dev: &NetDev, data: &NicPriv) -> u32 {
+        personality::flags(data.me())
+    }
+
+    fn set_priv_flags(dev: &NetDev, data: &NicPriv, flags: u32) -> Result {
+        personality::set_flags(dev, data, flags)
     }
 
     const RX_QUEUE_STATS: &'static [&'static str] = RxStats::NAMES;

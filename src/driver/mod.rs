@@ -7,12 +7,14 @@
 //! header split, the "DMA"), `rx_gro` (the aggregates of receive
 //! coalescing), `xdp` and `rx_xdp` (native XDP: attaching, and the receive
 //! path a program runs in), `queues` (queue memory and the queue-management
-//! API), `ethtool` (handlers), `stats` (qstats and link counters).
+//! API), `ethtool` (handlers), `personality` (which NIC a device behaves
+//! like), `stats` (qstats and link counters).
 
 pub(crate) mod device;
 pub(crate) mod ethtool;
 pub(crate) mod nic;
 pub(crate) mod pair;
+pub(crate) mod personality;
 pub(crate) mod queues;
 pub(crate) mod rx;
 pub(crate) mod rx_gro;

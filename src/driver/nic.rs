@@ -24,8 +24,11 @@ use crate::abstractions::{
     rcu::RcuBox,
     xdp::XdpSlot,
 };
-use crate::logic::steering::Steering;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use crate::logic::{
+    personality::{Personality, Profile},
+    steering::Steering,
+};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use kernel::{prelude::*, sync::Arc, sync::Mutex};
 
 /// A devmemnic device: implements every ops trait of the abstraction layer.
@@ -46,6 +49,9 @@ pub(crate) struct Side {
     pub(crate) steering: RcuBox<Steering>,
     /// The XDP program this device runs on receive (native mode).
     pub(crate) xdp: XdpSlot,
+    /// The NIC this device behaves like (an index of `Personality::ALL`);
+    /// changed only while the device is down (`personality.rs`).
+    pub(crate) personality: AtomicU8,
     /// Configured TCP data split; queues pick it up when their memory is (re)built.
     pub(crate) header_split: AtomicBool,
     /// Combined channels (an RX and a TX queue each; `ethtool -L combined`):
@@ -61,6 +67,17 @@ pub(crate) struct Side {
 }
 
 impl Side {
+    /// The NIC this device behaves like.
+    pub(crate) fn personality(&self) -> Personality {
+        Personality::from_index(self.personality.load(Ordering::Relaxed).into())
+            .unwrap_or(Personality::Strict)
+    }
+
+    /// What that NIC does.
+    pub(crate) fn profile(&self) -> &'static Profile {
+        self.personality().profile()
+    }
+
     /// Frees queue memory taken out of a queue, or keeps it while its devmem
     /// buffers are out. Destroying a devmem pool with buffers out defers its
     /// release, which then frees the binding and detaches the dma-buf from our
@@ -239,6 +256,10 @@ queue_counters! {
         below_hds_thresh,
         /// Frames dropped: no buffer from a pool.
         alloc_fail => alloc_fail,
+        /// Frames dropped: not splittable, on a queue whose payload buffers
+        /// are device memory, where the personality's driver drops them (gve,
+        /// mlx5).
+        unsplit_drops,
         /// Frames dropped: ring full, queue down, DMA failure, or too large for
         /// the XDP program.
         drops => hw_drops,

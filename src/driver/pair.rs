@@ -10,7 +10,7 @@
 use super::{
     device::VTABLES,
     nic::{Nic, NicPriv, PairState, Side},
-    rx::{RxQueue, RING_SIZE},
+    rx::RxQueue,
     tx::TxQueue,
 };
 use crate::abstractions::{
@@ -26,16 +26,14 @@ use crate::abstractions::{
     skb::flush_deferred_skbs,
     xdp::XdpSlot,
 };
-use crate::logic::{steering::Steering, toeplitz::DEFAULT_RSS_KEY};
-use core::sync::atomic::{AtomicBool, AtomicU32};
+use crate::logic::{personality::Personality, steering::Steering, toeplitz::DEFAULT_RSS_KEY};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
 use kernel::{c_str, prelude::*, str::CString, sync::Arc};
 
 /// Smallest MTU (IPv4's minimum).
 pub(crate) const MIN_MTU: u32 = 68;
 /// Largest MTU (jumbo frames).
 pub(crate) const MAX_MTU: u32 = 9216;
-/// TCP data split of a new device: on, which is what this NIC is for.
-const SPLIT_DEFAULT: bool = true;
 
 /// How many queues each device of a pair has and uses, and how its RSS-context
 /// rules pick a queue.
@@ -48,6 +46,8 @@ pub(crate) struct PairShape {
     /// entry (`context C action N`), as sfc does; bnxt, mlx5, gve and fbnic
     /// refuse such rules.
     pub(crate) rss_queue_offset: bool,
+    /// The NIC both devices behave like at creation.
+    pub(crate) personality: Personality,
 }
 
 /// Side `devnum` (of `dmnic{devnum}`) of a pair shaped `shape`.
@@ -57,11 +57,16 @@ fn new_side(
     shape: &PairShape,
 ) -> Result<impl PinInit<Side, Error>> {
     let max = shape.max_queues;
+    let personality = shape.personality;
+    let profile = personality.profile();
     let irqs = IrqDomain::new(&CString::try_from_fmt(format_args!("dmnic{devnum}"))?, max)?;
     let mut rxqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
     let mut txqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
     for i in 0..max {
-        let q = KBox::pin_init(RxQueue::new(i)?, GFP_KERNEL)?;
+        let q = KBox::pin_init(
+            RxQueue::new(i, profile.ring_default, profile.hds_thresh_default())?,
+            GFP_KERNEL,
+        )?;
         let name = CString::try_from_fmt(format_args!("dmnic{devnum}-rx-{i}"))?;
         IrqLine::request(q.as_ref(), &irqs, i, &name)?;
         rxqs.push(q, GFP_KERNEL)?;
@@ -77,9 +82,10 @@ fn new_side(
         txqs,
         steering <- RcuBox::new(steering),
         xdp: XdpSlot::new(),
-        header_split: AtomicBool::new(SPLIT_DEFAULT),
+        personality: AtomicU8::new(personality.index() as u8),
+        header_split: AtomicBool::new(profile.split_default),
         combined: AtomicU32::new(queues),
-        tx_ring: AtomicU32::new(RING_SIZE),
+        tx_ring: AtomicU32::new(profile.ring_default),
         graveyard <- kernel::new_mutex!(KVec::new()),
         parent,
     }? Error))
@@ -140,6 +146,9 @@ impl Pair {
             if let Some(root) = debugfs {
                 alloc.add_restart_knob(root);
             }
+            alloc
+                .dev()
+                .reset_core_hds(shape.personality.profile().hds_thresh_default());
             // No carrier until both sides are up (see `open`).
             alloc.dev().carrier_off();
             // (Queues' NAPIs are added on open: `queues::start_all`.)

@@ -6,6 +6,7 @@
 
 use super::{
     nic::{Nic, NicPriv},
+    personality,
     rx::{QueueMem, RxQueue},
     tx,
 };
@@ -14,8 +15,10 @@ use crate::abstractions::{
     napi::Napi,
     netdev::NetDev,
     page_pool::PagePool,
+    params::kernel_version,
     queue_mgmt::{current_config, QueueConfig, QueueMgmt},
 };
+use crate::logic::personality::ERANGE;
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
 
@@ -26,7 +29,7 @@ pub(crate) fn start_all(dev: &NetDev, data: &NicPriv) -> Result {
     let active = dev.real_num_rx_queues();
     for q in me.rxqs.iter().take(active as usize) {
         q.refresh_binding(dev);
-        let mem = QueueMem::new(dev, q, split, &current_config(dev, q.index))?;
+        let mem = QueueMem::new(dev, q, split, me.profile(), &current_config(dev, q.index))?;
         me.retire(q.napi.with_state(|st, off| st.install(mem, off)));
         Napi::activate(q.as_ref(), dev, q.index);
         q.kick();
@@ -70,7 +73,10 @@ pub(crate) fn new_mems(
     let mut mems = KVec::with_capacity(range.len(), GFP_KERNEL)?;
     for q in rxqs.iter().skip(range.start as usize).take(range.len()) {
         let cfg = current_config(dev, q.index);
-        mems.push(QueueMem::new(dev, q, split, &cfg)?, GFP_KERNEL)?;
+        mems.push(
+            QueueMem::new(dev, q, split, data.me().profile(), &cfg)?,
+            GFP_KERNEL,
+        )?;
     }
     Ok(mems)
 }
@@ -92,9 +98,25 @@ impl QueueMgmt for Nic {
         if idx >= dev.real_num_rx_queues() {
             return Err(EINVAL);
         }
+        // A provider being bound: refused where this NIC's driver refuses it
+        // (on the kernel under test).
+        if dev.rxq_has_provider(idx) {
+            let p = data.me().profile();
+            p.devmem_rx(kernel_version()).map_err(personality::error)?;
+            if p.queue0_unbindable && idx == 0 {
+                return Err(personality::error(ERANGE));
+            }
+        }
         // (The device may be down: the core then frees this memory at once, and
         // the queue gets fresh memory, with any provider, on open.)
-        QueueMem::new(dev, q, data.me().header_split.load(Ordering::Relaxed), cfg)
+        let me = data.me();
+        QueueMem::new(
+            dev,
+            q,
+            me.header_split.load(Ordering::Relaxed),
+            me.profile(),
+            cfg,
+        )
     }
 
     fn queue_stop(dev: &NetDev, data: &NicPriv, idx: u32) -> Result<Option<QueueMem>> {
@@ -132,8 +154,14 @@ impl QueueMgmt for Nic {
         QueueConfig::page_sized()
     }
 
-    fn validate_config(_dev: &NetDev, _data: &NicPriv, cfg: &QueueConfig) -> Result {
-        // Payload buffers of a power of two from a page to MAX_RX_BUF bytes.
+    fn validate_config(_dev: &NetDev, data: &NicPriv, cfg: &QueueConfig) -> Result {
+        // Payload buffers of a power of two from a page to MAX_RX_BUF bytes,
+        // within what this NIC takes.
+        let page = kernel::page::PAGE_SIZE as u32;
+        data.me()
+            .profile()
+            .rx_page_size_ok(cfg.rx_page_size, page)
+            .map_err(personality::error)?;
         match cfg.order() {
             Some(_) if cfg.rx_page_size <= MAX_RX_BUF => Ok(()),
             _ => Err(EINVAL),

@@ -29,20 +29,14 @@ use crate::abstractions::{
 };
 use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
 use crate::logic::parse::parse_prefix;
+use crate::logic::personality::{FrameShape, Placement, Profile};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{prelude::*, sync::Mutex};
 
-/// Entries of each RX ring (frames in flight from the peer) at load, and the
-/// sizes `ethtool -G rx|tx` accepts.
-pub(crate) const RING_SIZE: u32 = 1024;
-pub(crate) const RING_MIN: u32 = 64;
-pub(crate) const RING_MAX: u32 = 4096;
 /// Largest payload a coalesced segment packs into a shared host page
 /// instead of a buffer of its own, and the stride such payloads take.
 const GRO_PACK_MAX: usize = 1024;
 const GRO_PACK_STRIDE: usize = 64;
-/// Largest header-split threshold (`ethtool -G hds-thresh`): a page of payload.
-pub(crate) const HDS_THRESH_MAX: u32 = 4096;
 
 /// One RX queue: the ring the peer fills and the NAPI that empties it.
 #[pin_data]
@@ -102,8 +96,10 @@ impl IrqHandler for RxQueue {
 }
 
 impl RxQueue {
-    pub(crate) fn new(index: u32) -> Result<impl PinInit<Self, Error>> {
-        let ring = SkbRing::new(RING_SIZE)?;
+    /// RX queue `index` with a ring of `ring` entries and header-split
+    /// threshold `hds_thresh`.
+    pub(crate) fn new(index: u32, ring: u32, hds_thresh: u32) -> Result<impl PinInit<Self, Error>> {
+        let ring = SkbRing::new(ring)?;
         Ok(try_pin_init!(Self {
             gro_timer <- DelayedCall::new(),
             napi <- Napi::new(RxState::new()),
@@ -113,7 +109,7 @@ impl RxQueue {
             index,
             sender_stopped: AtomicBool::new(false),
             tx_done: AtomicBool::new(false),
-            hds_thresh: AtomicU32::new(0),
+            hds_thresh: AtomicU32::new(hds_thresh),
             binding_ref <- kernel::new_mutex!(None),
         }? Error))
     }
@@ -172,6 +168,9 @@ pub(crate) struct QueueMem {
     split: bool,
     /// The kernel attached a memory provider (devmem) to the payload pool.
     devmem: bool,
+    /// Where frames go: the device's personality when this memory was built
+    /// (it changes only while the device is down, without queue memory).
+    profile: &'static Profile,
     gro: GroTable,
 }
 
@@ -180,7 +179,13 @@ impl QueueMem {
     /// payload in buffers of `cfg.rx_page_size`; with `split`, the payload pool
     /// accepts a memory provider (what lets a devmem binding or an io_uring
     /// zcrx area attach). Under the ops locks.
-    pub(crate) fn new(dev: &NetDev, q: &RxQueue, split: bool, cfg: &QueueConfig) -> Result<Self> {
+    pub(crate) fn new(
+        dev: &NetDev,
+        q: &RxQueue,
+        split: bool,
+        profile: &'static Profile,
+        cfg: &QueueConfig,
+    ) -> Result<Self> {
         let order = cfg.order().ok_or(EINVAL)?;
         let header = PagePool::new(&PoolConfig {
             dma_dev: dev.dma_dev(),
@@ -207,6 +212,7 @@ impl QueueMem {
             payload,
             split,
             devmem,
+            profile,
             gro: GroTable::new()?,
         })
     }
@@ -310,6 +316,9 @@ pub(super) enum RxError {
     NoBuffer,
     /// The "DMA" or the skb build failed.
     Fault,
+    /// This NIC cannot split the frame and its payload buffers are device
+    /// memory the driver cannot map (the personality drops it).
+    Unsplit,
 }
 
 impl From<Error> for RxError {
@@ -365,6 +374,7 @@ impl NapiPoll for RxQueue {
                 }
                 Err(RxError::NoBuffer) => self.stats.alloc_fail.add(1),
                 Err(RxError::Fault) => self.stats.drops.add_shared(1),
+                Err(RxError::Unsplit) => self.stats.unsplit_drops.add(1),
             }
             run.add(peer, txq);
         }
@@ -524,24 +534,24 @@ impl RxQueue {
         len: usize,
     ) -> Result<(SkBuff, bool), RxError> {
         let frame = wire.frame;
-        let layout = if mem.split {
-            parse_prefix(peek, len).tcp.ok()
-        } else {
-            None
+        let shape = FrameShape {
+            len,
+            segments: frame.segments().max(1) as usize,
+            tcp: parse_prefix(peek, len)
+                .tcp
+                .ok()
+                .map(|l| (l.header_len, l.payload_len)),
         };
-        // A super-frame's payload is compared per wire segment, as a NIC sees it.
-        let thresh = self.hds_thresh() as usize;
-        let segment_payload = |payload: usize| payload.div_ceil(frame.segments().max(1) as usize);
+        let room = MAX_FRAGS * mem.payload.buf_size();
+        let placement =
+            mem.profile
+                .placement(&shape, mem.split, self.hds_thresh(), room, mem.devmem);
         let mut split = false;
-        let mut skb = match layout {
-            Some(l) if l.payload_len > 0 && segment_payload(l.payload_len) <= thresh => {
-                let skb = self.receive_linear(ctx, mem, wire, peek, len)?;
-                self.stats.linear.add(1);
-                self.stats.below_hds_thresh.add(1);
-                skb
-            }
-            Some(l) if l.payload_len > 0 && l.payload_len <= MAX_FRAGS * mem.payload.buf_size() => {
-                let skb = self.receive_split(ctx, mem, wire, peek, l.header_len, l.payload_len)?;
+        let mut skb = match placement {
+            Placement::Split { head }
+                if build_size(head as u32) as usize <= kernel::page::PAGE_SIZE =>
+            {
+                let skb = self.receive_split(ctx, mem, wire, peek, head, len - head)?;
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);
@@ -549,7 +559,17 @@ impl RxQueue {
                 split = true;
                 skb
             }
-            _ => {
+            Placement::Drop => return Err(RxError::Unsplit),
+            Placement::Linear { below_thresh } => {
+                let skb = self.receive_linear(ctx, mem, wire, peek, len)?;
+                self.stats.linear.add(1);
+                if below_thresh {
+                    self.stats.below_hds_thresh.add(1);
+                }
+                skb
+            }
+            // (A cut a header buffer cannot hold: whole, as too big to split.)
+            Placement::Split { .. } => {
                 let skb = self.receive_linear(ctx, mem, wire, peek, len)?;
                 self.stats.linear.add(1);
                 skb
@@ -606,10 +626,12 @@ impl RxQueue {
         peek: &[u8],
         seg: &Segment,
     ) -> Result<Option<bool>, RxError> {
-        let thresh = self.hds_thresh() as usize;
+        let thresh = self.hds_thresh();
         let QueueMem {
             payload,
             devmem,
+            profile,
+            split,
             gro,
             ..
         } = mem;
@@ -621,10 +643,22 @@ impl RxQueue {
         };
         let payload_len = seg.payload_len as usize;
         // Device memory takes only payload that header split would put there,
-        // after a first frame whose payload went there too (an skb's frags are
-        // all readable or none).
-        if *devmem && (!h.split || payload_len <= thresh) {
-            return Ok(None);
+        // after the headers, after a first frame whose payload went there too
+        // (an skb's frags are all readable or none).
+        if *devmem {
+            let shape = FrameShape {
+                len: wire.frame.len(),
+                segments: 1,
+                tcp: Some((seg.header_len(), payload_len)),
+            };
+            let room = MAX_FRAGS * payload.buf_size();
+            let whole = profile.placement(&shape, *split, thresh, room, true)
+                == Placement::Split {
+                    head: seg.header_len(),
+                };
+            if !h.split || !whole {
+                return Ok(None);
+            }
         }
         if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
             return Ok(None);

@@ -113,6 +113,25 @@ void dmn_netdev_close_locked(struct net_device *dev)
 }
 
 /*
+ * The core's header-split configuration (7.2: dev->cfg, what it reports,
+ * what a binding checks, and what a rings request is compared with) back to
+ * a new device's: tcp-data-split unset, the threshold @thresh, as drivers
+ * set their default (fbnic, bnxt). Both copies: an ethtool netlink request
+ * in flight swaps cfg_pending in on success. 6.12's core keeps none.
+ */
+void dmn_netdev_reset_core_hds(struct net_device *dev, u32 thresh)
+{
+#ifdef DMN_HDS_THRESH
+	dev->cfg->hds_thresh = thresh;
+	dev->cfg_pending->hds_thresh = thresh;
+#endif
+#ifdef DMN_CORE_HDS
+	dev->cfg->hds_config = ETHTOOL_TCP_DATA_SPLIT_UNKNOWN;
+	dev->cfg_pending->hds_config = ETHTOOL_TCP_DATA_SPLIT_UNKNOWN;
+#endif
+}
+
+/*
  * Devmem TX: the device reads net_iov frags through their bus address, as a
  * real NIC's TX DMA does (NETMEM_TX_DMA). Set before registering; 6.12 has
  * no devmem TX, and the core there never hands a device such skbs to send.

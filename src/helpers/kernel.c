@@ -10,6 +10,7 @@
 #include <linux/timekeeping.h>
 #include <linux/bottom_half.h>
 #include <linux/bug.h>
+#include <linux/version.h>
 
 #include "devmemnic_helpers.h"
 
@@ -61,4 +62,10 @@ void dmn_local_bh_disable(void)
 void dmn_local_bh_enable(void)
 {
 	local_bh_enable();
+}
+
+/* The running kernel's version, as LINUX_VERSION_CODE (major << 16 | minor << 8). */
+unsigned int dmn_kernel_version(void)
+{
+	return LINUX_VERSION_CODE;
 }

@@ -5,6 +5,7 @@
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
 
 #include "devmemnic_helpers.h"
 
@@ -24,6 +25,10 @@ static bool rss_queue_offset;
 module_param(rss_queue_offset, bool, 0444);
 MODULE_PARM_DESC(rss_queue_offset, "Rules naming an RSS context add their action to the table's queue, as sfc (default off, as bnxt, mlx5, gve, fbnic)");
 
+static char *personality = "strict";
+module_param(personality, charp, 0444);
+MODULE_PARM_DESC(personality, "NIC every device behaves like at creation: strict, gve, bnxt, mlx5 or fbnic (default strict; per device: ethtool --set-priv-flags DEV personality-NAME on)");
+
 unsigned int dmn_param_pairs(void)
 {
 	return pairs;
@@ -42,4 +47,14 @@ unsigned int dmn_param_max_queues(void)
 bool dmn_param_rss_queue_offset(void)
 {
 	return rss_queue_offset;
+}
+
+const char *dmn_param_personality(void)
+{
+	return personality ? personality : "";
+}
+
+size_t dmn_param_personality_len(void)
+{
+	return strlen(dmn_param_personality());
 }

@@ -7,7 +7,7 @@
 //! file lists its cases with `logic_suite!`; this module maps them to KUnit.
 
 use crate::abstractions::boxed::box_copy;
-use crate::logic::{gro, parse, steering, toeplitz};
+use crate::logic::{gro, parse, personality, steering, toeplitz};
 use kernel::prelude::*;
 
 /// What a shared case runs with: KUnit's context.
@@ -53,6 +53,8 @@ macro_rules! logic_suite {
 mod gro_tests;
 #[path = "../logic/tests/parse.rs"]
 mod parse_tests;
+#[path = "../logic/tests/personality.rs"]
+mod personality_tests;
 #[path = "../logic/tests/steering.rs"]
 mod steering_tests;
 #[path = "../logic/tests/toeplitz.rs"]

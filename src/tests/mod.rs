@@ -21,6 +21,7 @@ fn test_pair(test: &mut Test, n: u32, queues: u32, max_queues: u32) -> Option<Pa
         queues,
         max_queues,
         rss_queue_offset: false,
+        personality: crate::logic::personality::Personality::Strict,
     };
     match Pair::new(n, &shape, None) {
         Ok(p) => Some(p),

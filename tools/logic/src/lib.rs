@@ -11,6 +11,8 @@
 mod gro;
 #[path = "../../../src/logic/parse.rs"]
 mod parse;
+#[path = "../../../src/logic/personality.rs"]
+mod personality;
 #[path = "../../../src/logic/steering.rs"]
 mod steering;
 #[path = "../../../src/logic/toeplitz.rs"]

@@ -1,7 +1,7 @@
 //! The module's pure-logic suites (`src/logic/tests/`, also run by KUnit in the
 //! kernel), as `cargo test` tests: one `#[test]` per case.
 
-use crate::{gro, parse, steering, toeplitz};
+use crate::{gro, parse, personality, steering, toeplitz};
 
 /// What a shared case runs with on the host: a failed check panics.
 pub(crate) struct Ctx;
@@ -55,6 +55,8 @@ macro_rules! logic_suite {
 mod gro_tests;
 #[path = "../../../src/logic/tests/parse.rs"]
 mod parse_tests;
+#[path = "../../../src/logic/tests/personality.rs"]
+mod personality_tests;
 #[path = "../../../src/logic/tests/steering.rs"]
 mod steering_tests;
 #[path = "../../../src/logic/tests/toeplitz.rs"]

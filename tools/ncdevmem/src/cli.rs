@@ -146,6 +146,13 @@ pub struct Opts {
     /// Client (no -f): send from host memory with MSG_ZEROCOPY.
     #[arg(long)]
     pub zerocopy: bool,
+    /// Both ends: an N-byte control message on the data connection before
+    /// the data, which the server reads with plain recv(MSG_PEEK|MSG_WAITALL)
+    /// after binding, as devmem applications such as kperf do (fails with
+    /// EFAULT on a NIC that splits small segments into the dma-buf).
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=crate::hello::HELLO_MAX as i64))]
+    pub hello: u16,
 }
 
 /// Parses the arguments (without the program name) and checks the rules

@@ -29,6 +29,8 @@ pub const ETH_FLAG_NTUPLE: u32 = 1 << 27;
 pub const TCP_V4_FLOW: u32 = 0x01;
 pub const TCP_V6_FLOW: u32 = 0x05;
 pub const RX_CLS_LOC_ANY: u32 = 0xffff_ffff;
+/// In `ETHTOOL_GRXCLSRLCNT`'s `data`: the driver picks locations itself.
+pub const RX_CLS_LOC_SPECIAL: u32 = 0x8000_0000;
 
 /// `struct ethtool_value`: a command and one value.
 #[repr(C)]
@@ -599,6 +601,14 @@ impl EthtoolIoctl {
         unsafe { self.call(req.as_mut_ptr())? };
         let found = (req.head().rule_cnt as usize).min(n);
         Ok(req.array()[..found].to_vec())
+    }
+
+    /// `ETHTOOL_GRXCLSRLCNT`: the rule table's size, and whether the driver
+    /// picks a rule's location itself (`RX_CLS_LOC_SPECIAL`).
+    pub fn rule_space(&self) -> io::Result<(u32, bool)> {
+        let data = self.rxnfc(Rxnfc::new(ETHTOOL_GRXCLSRLCNT))?.data;
+        let special = u64::from(RX_CLS_LOC_SPECIAL);
+        Ok(((data & !special) as u32, data & special != 0))
     }
 
     /// `ETHTOOL_GRXCLSRULE`: the rule at `loc`.

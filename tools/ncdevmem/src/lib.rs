@@ -10,6 +10,7 @@ pub mod dmabuf;
 pub mod ethtool_ioctl;
 pub mod ethtool_nl;
 pub mod fault;
+pub mod hello;
 pub mod netdev;
 pub mod netlink;
 pub mod nic;

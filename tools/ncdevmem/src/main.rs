@@ -17,6 +17,7 @@ use ncdevmem_rs::dmabuf::{page_size, Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
 use ncdevmem_rs::fault::{FailNth, Injection};
+use ncdevmem_rs::hello;
 use ncdevmem_rs::netdev::{page_pools, BindRx, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
@@ -578,6 +579,9 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     let Some(conn) = accept_connection(o)? else {
         return Ok(Outcome::Interrupted);
     };
+    if o.hello > 0 {
+        hello::receive(conn.as_raw_fd(), o.hello.into())?;
+    }
     let mut rx = Receiver::new(o, conn, &mem, binding.id);
     let interrupted = rx.run()?;
     Ok(finish(o, rx, binding, interrupted))
@@ -635,6 +639,9 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
         Err(e) => return Err(io::Error::new(e.kind(), format!("accept: {e}"))),
     };
     let fd = conn.as_raw_fd();
+    if o.hello > 0 {
+        hello::receive(fd, o.hello.into())?;
+    }
     zc.arm(fd)?;
     let mut pattern = Pattern::new(o.validate, o.pattern_end.byte());
     let (mut bytes, mut chunks, mut errors, mut largest) = (0u64, 0u64, 0u64, 0u32);
@@ -813,7 +820,10 @@ fn send_zerocopy(sock: &Socket, zc: &mut Completions, buf: &[u8]) -> io::Result<
 /// Plain client: `--bytes N` from host memory, with `write` or (`--zerocopy`)
 /// `MSG_ZEROCOPY` sends.
 fn client(o: &Opts) -> io::Result<Outcome> {
-    let sock = connect_client(o)?;
+    let mut sock = connect_client(o)?;
+    if o.hello > 0 {
+        sock.write_all(&hello::bytes(o.hello.into()))?;
+    }
     let mut zc = if o.zerocopy {
         zerocopy::enable(sock.as_raw_fd())?;
         Some(Completions::default())
@@ -898,6 +908,9 @@ fn devmem_client(o: &Opts) -> io::Result<Outcome> {
     tx.socket()
         .connect(&addr.into())
         .map_err(|e| io::Error::new(e.kind(), format!("connect {addr}: {e}")))?;
+    if o.hello > 0 {
+        tx.socket().write_all(&hello::bytes(o.hello.into()))?;
+    }
     eprintln!(
         "devmem TX to {addr} via {iface}: dma-buf id {}, {} bytes",
         tx.dmabuf_id(),

@@ -110,6 +110,8 @@ pub trait NicOps {
     fn rule_get(&mut self, loc: u32) -> NicResult<Rxnfc>;
     /// Inserts a rule; returns the location used.
     fn rule_insert(&mut self, rule: &Rxnfc) -> NicResult<u32>;
+    /// The rule table's size, and whether the driver picks locations.
+    fn rule_space(&mut self) -> NicResult<(u32, bool)>;
     fn rule_delete(&mut self, loc: u32) -> NicResult<()>;
     fn flags(&mut self) -> NicResult<u32>;
     fn set_flags(&mut self, f: u32) -> NicResult<()>;
@@ -239,6 +241,11 @@ impl NicOps for Nic {
             None => "insert ntuple rule (ETHTOOL_SRXCLSRLINS)".into(),
         };
         self.io(&what, r)
+    }
+
+    fn rule_space(&mut self) -> NicResult<(u32, bool)> {
+        let r = self.ioctl.rule_space();
+        self.io("count ntuple rules (ETHTOOL_GRXCLSRLCNT)", r)
     }
 
     fn rule_delete(&mut self, loc: u32) -> NicResult<()> {
@@ -482,11 +489,26 @@ impl<B: NicOps> NicConfig<B> {
         Ok(true)
     }
 
-    /// Adds a rule where the driver chooses; returns its location.
+    /// Adds a rule where the driver chooses, or, on a driver that does not
+    /// (mlx5, gve), at the last free location, as ethtool picks one;
+    /// returns its location.
     pub fn add_rule(&mut self, rule: &FlowRule) -> NicResult<u32> {
-        let loc = self
-            .nic
-            .rule_insert(&ioc::encode_insert(rule, ioc::RX_CLS_LOC_ANY))?;
+        let (size, driver_picks) = self.nic.rule_space()?;
+        let want = if driver_picks {
+            ioc::RX_CLS_LOC_ANY
+        } else {
+            let used = self.nic.rule_locs()?;
+            (0..size).rev().find(|l| !used.contains(l)).ok_or_else(|| {
+                NicError::new(
+                    format!(
+                        "ntuple rule on {}: all {size} locations in use",
+                        self.nic.name()
+                    ),
+                    libc::ENOSPC,
+                )
+            })?
+        };
+        let loc = self.nic.rule_insert(&ioc::encode_insert(rule, want))?;
         self.say(&format!("ntuple rule {loc}: {rule}"));
         self.undo.push(Undo::DeleteRule(loc));
         Ok(loc)
@@ -556,6 +578,8 @@ pub mod mock {
         pub rings: u32,
         pub table: Vec<u32>,
         pub rules: Vec<(u32, Rxnfc)>,
+        /// `Some(n)`: an n-slot table whose driver does not pick locations.
+        pub rule_slots: Option<u32>,
         pub flags: u32,
         pub log: Vec<String>,
         /// Calls whose log name starts with this fail with EINVAL.
@@ -649,6 +673,9 @@ pub mod mock {
             self.rules.sort_by_key(|r| r.0);
             Ok(loc)
         }
+        fn rule_space(&mut self) -> NicResult<(u32, bool)> {
+            Ok((self.rule_slots.unwrap_or(64), self.rule_slots.is_none()))
+        }
         fn rule_delete(&mut self, loc: u32) -> NicResult<()> {
             self.op(format!("delete {loc}"))?;
             self.rules.retain(|r| r.0 != loc);
@@ -739,6 +766,22 @@ mod tests {
         assert_eq!(d.rules[0].0, 7);
         assert_eq!(ioc::decode_rule(&d.rules[0].1), Some(rule(3)));
         assert_eq!(d.rules[0].1.fs.location, 7);
+    }
+
+    #[test]
+    fn rules_go_to_the_last_free_location_where_the_driver_picks_none() {
+        let mut d = dev();
+        d.rule_slots = Some(4);
+        d.rules.push((3, ioc::encode_insert(&rule(1), 3)));
+        let mut c = NicConfig::new(d);
+        c.verbose = false;
+        // As ethtool picks for mlx5 and gve: from the end, past used ones.
+        assert_eq!(c.add_rule(&rule(8)).unwrap(), 2);
+        assert_eq!(c.add_rule(&rule(9)).unwrap(), 1);
+        assert_eq!(c.add_rule(&rule(10)).unwrap(), 0);
+        let e = c.add_rule(&rule(11)).unwrap_err();
+        assert_eq!(e.errno, libc::ENOSPC);
+        assert_eq!(c.nic().log, vec!["insert 2", "insert 1", "insert 0"]);
     }
 
     #[test]

@@ -1,0 +1,198 @@
+#!/bin/bash
+# Guest tests: NIC personalities (Documentation/personalities.rst). Each
+# devmemnic device behaves like strict (devmemnic's own model), gve, bnxt,
+# mlx5 or fbnic: the module's personality= for new devices, the ethtool
+# private flag personality-NAME per device. What each driver lets a user
+# see and refuses is asserted here, on the kernel under test.
+source /extra/lib.sh
+PERSONALITIES="strict gve bnxt mlx5 fbnic"
+
+# Switches dmnic1 (down) to personality $1 and brings it back up.
+use_personality() { # name
+	ip -n peer link set dmnic1 down || return 1
+	ip netns exec peer ethtool --set-priv-flags dmnic1 "personality-$1" on || return 1
+	ip -n peer link set dmnic1 up || return 1
+	ip netns exec peer ethtool --show-priv-flags dmnic1 | grep -q "^personality-$1 *: on" ||
+		{ echo "personality-$1 is not on"; return 1; }
+}
+
+# What the devmem receiver's admin does on that NIC before binding: split on
+# and hds-thresh 0 (a binding needs both), mlx5's split needing HW GRO.
+devmem_admin() { # name
+	[ "$1" = mlx5 ] && { ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1; }
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	if has_feature hds-thresh; then
+		ip netns exec peer dmn-xfer hds-thresh dmnic1 0 >/dev/null || return 1
+	fi
+}
+
+# ethtool fails, and its message names the reason.
+refused() { # pattern command...
+	local pat="$1" out
+	shift
+	out=$("$@" 2>&1) && { echo "accepted: $*"; return 1; }
+	grep -qi -- "$pat" <<<"$out" || { echo "refused, but not with '$pat': $*: $out"; return 1; }
+}
+
+# A value of ethtool -g's "Current hardware settings" (or maximums, $3=max).
+ring_value() { # dev "field" [max]
+	ip netns exec peer ethtool -g "$1" | awk -F':[ \t]*' -v f="$2" -v want="${3:-cur}" '
+		/^Pre-set maximums/ { sec = "max" } /^Current hardware/ { sec = "cur" }
+		$1 == f && sec == want { print $2 }' | head -1
+}
+
+# Creates an RSS context on dmnic1; prints its number.
+new_context() {
+	ip netns exec peer ethtool -X dmnic1 context new equal 2 | awk '/New RSS context is/ { print $NF }' | grep . || return 1
+}
+
+# Loading with personality=NAME sets every device's; an unknown name is refused.
+module_param() {
+	! modprobe devmemnic personality=e1000 2>/dev/null || { echo "personality=e1000 loaded"; return 1; }
+	module_loaded && { echo "module left loaded"; return 1; }
+	setup_pair personality=fbnic || return 1
+	ethtool --show-priv-flags dmnic0 | grep -q "^personality-fbnic *: on" || { ethtool --show-priv-flags dmnic0; return 1; }
+	[ "$(ip netns exec peer ethtool --show-priv-flags dmnic1 | grep -c ': on')" = 1 ] || return 1
+	if has_feature hds-thresh; then
+		[ "$(ring_value dmnic1 "HDS thresh")" = 1536 ] || { echo "hds-thresh $(ring_value dmnic1 "HDS thresh"), want fbnic's 1536"; return 1; }
+	fi
+	refused "" ethtool -G dmnic0 tcp-data-split off || return 1
+}
+
+# Per personality: defaults, limits and refusals ethtool shows.
+ethtool_limits() {
+	setup_pair || return 1
+	ip netns exec peer ethtool -K dmnic1 ntuple on || return 1
+	local p ctx
+	# A running device keeps its personality.
+	refused "" ip netns exec peer ethtool --set-priv-flags dmnic1 personality-gve on || return 1
+	for p in $PERSONALITIES; do
+		use_personality $p || return 1
+		local split rxmax
+		split=$(ip netns exec peer ethtool -g dmnic1 | awk '/^TCP data split/ { print $NF }' | tail -1)
+		rxmax=$(ring_value dmnic1 RX max)
+		echo "info: $p: tcp-data-split $split, rx max $rxmax, hds-thresh $(ring_value dmnic1 "HDS thresh") (max $(ring_value dmnic1 "HDS thresh" max))"
+		case $p in
+		strict)
+			[ "$split" = on ] && [ "$rxmax" = 4096 ] || return 1
+			ctx=$(new_context) || return 1
+			ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 7000 action 1 loc 5 >/dev/null || return 1
+			;;
+		gve)
+			[ "$split" = off ] && [ "$rxmax" = 4096 ] || return 1
+			refused "" ip netns exec peer ethtool -G dmnic1 rx 1000 || return 1
+			refused "" ip netns exec peer ethtool -X dmnic1 context new equal 2 || return 1
+			if has_feature hds-thresh; then
+				refused "not supported" ip netns exec peer dmn-xfer hds-thresh dmnic1 100 || return 1
+			fi
+			# ethtool picks the location (gve takes no "any"): the last slot.
+			ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 7000 action 1 | grep -q "rule 63" || return 1
+			;;
+		bnxt)
+			[ "$split" = on ] && [ "$rxmax" = 2047 ] || return 1
+			refused "on or auto" ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
+			if has_feature hds-thresh; then
+				[ "$(ring_value dmnic1 "HDS thresh")" = 640 ] || return 1
+				refused "" ip netns exec peer dmn-xfer hds-thresh dmnic1 1024 || return 1
+			fi
+			refused "" ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 7000 action 1 loc 3 || return 1
+			ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port 7000 action 1 | grep -q "rule 0" || return 1
+			;;
+		mlx5)
+			[ "$split" = off ] && [ "$rxmax" = 8192 ] || return 1
+			refused "GRO HW" ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+			ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
+			ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+			ip netns exec peer ethtool -K dmnic1 rx-gro-hw off || return 1
+			if has_feature hds-thresh; then
+				refused "" ip netns exec peer dmn-xfer hds-thresh dmnic1 1 || return 1
+			fi
+			;;
+		fbnic)
+			[ "$split" = on ] && [ "$rxmax" = 65536 ] || return 1
+			refused "Cannot disable" ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
+			ctx=$(new_context) || return 1
+			refused "" ip netns exec peer ethtool -X dmnic1 context new equal 2 || return 1
+			;;
+		esac
+		# Rules and contexts block the next switch: delete them.
+		local l c
+		for l in $(ip netns exec peer ethtool -n dmnic1 | awk '/^Filter:/ { print $2 }'); do
+			ip netns exec peer ethtool -N dmnic1 delete "$l" || return 1
+		done
+		if [ -n "$ctx" ]; then
+			ip netns exec peer ethtool -X dmnic1 context "$ctx" delete || return 1
+			ctx=
+		fi
+		ip netns exec peer ethtool -K dmnic1 rx-gro-hw off 2>/dev/null
+	done
+}
+
+# Devmem RX, validated, on each personality, as its driver on this kernel
+# allows; on a kernel older than the driver's devmem support, the binding
+# is refused with that driver's error.
+devmem_rx_all() {
+	setup_pair || return 1
+	local p port=5600 bytes=$((4 * 1024 * 1024))
+	for p in gve bnxt mlx5 fbnic; do
+		use_personality $p || return 1
+		devmem_admin $p || return 1
+		port=$((port + 1))
+		rs_server $port /tmp/pr.out -c 10.9.0.1 -v 7 --size $((8 * 1024 * 1024))
+		if has_feature devmem-tx; then
+			wait_listen $port || { tail -3 /tmp/pr.out.err; return 1; }
+			ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/pr.cli || { cat /tmp/pr.cli; return 1; }
+			wait $RS_PID || { tail -3 /tmp/pr.out.err; return 1; }
+			check_rs_summary /tmp/pr.out $bytes || return 1
+		else
+			# 6.12: none of these drivers binds devmem yet.
+			wait $RS_PID && { echo "$p: bound on 6.12"; return 1; }
+			local want="No data available"
+			[ $p = mlx5 ] || [ $p = fbnic ] && want="not supported"
+			grep -qi "$want" /tmp/pr.out.err || { echo "$p: not refused with '$want':"; tail -3 /tmp/pr.out.err; return 1; }
+			echo "info: $p: refused on this kernel: $(grep -i "$want" /tmp/pr.out.err | tail -1 | cut -c1-120)"
+		fi
+	done
+}
+
+# gve keeps RX queue 0: binding it is refused (ERANGE).
+gve_queue0() {
+	setup_pair || return 1
+	use_personality gve || return 1
+	devmem_admin gve || return 1
+	ip netns exec peer ncdevmem-rs -l -n -s 10.9.0.2 -p 5620 -f dmnic1 -t 0 -q 1 --size $((4 * 1024 * 1024)) >/dev/null 2>/tmp/g0.err &
+	wait $! && { echo "queue 0 bound"; return 1; }
+	grep -q "out of range" /tmp/g0.err || { tail -3 /tmp/g0.err; return 1; }
+}
+
+# An application's control hello on the steered data connection, read with
+# plain recv after binding (kperf's kpm_receive): every modelled driver
+# splits even a 32-byte payload into the dma-buf at hds-thresh 0, which a
+# binding needs, so the read fails with EFAULT, as on that hardware; the
+# same transfer without the hello is devmem_rx_all's.
+hello_efault() {
+	setup_pair || return 1
+	local p port=5640 dm0 dm
+	for p in $PERSONALITIES; do
+		has_feature devmem-tx || [ $p = strict ] || continue
+		use_personality $p || return 1
+		devmem_admin $p || return 1
+		port=$((port + 1))
+		dm0=$(rx_sum dmnic1 devmem_packets peer)
+		rs_server $port /tmp/ph.out -c 10.9.0.1 -v 7 --hello 32 --size $((8 * 1024 * 1024))
+		wait_listen $port || { tail -3 /tmp/ph.out.err; return 1; }
+		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --hello 32 --bytes $((1024 * 1024)) >/dev/null 2>&1
+		wait $RS_PID && { echo "$p: the hello was readable"; return 1; }
+		grep -q "hello: plain recv(MSG_PEEK|MSG_WAITALL) of 32 bytes: Bad address" /tmp/ph.out.err ||
+			{ echo "$p: not EFAULT:"; tail -3 /tmp/ph.out.err; return 1; }
+		dm=$(($(rx_sum dmnic1 devmem_packets peer) - dm0))
+		echo "info: $p: hello refused with EFAULT, $dm frames into the dma-buf"
+		[ "$dm" -gt 0 ] || { echo "$p: nothing went into the dma-buf"; return 1; }
+	done
+}
+
+run_test personality/module-param module_param
+run_test personality/ethtool-limits ethtool_limits
+run_test personality/devmem-rx devmem_rx_all
+run_test personality/gve-queue-0-unbindable gve_queue0
+run_test personality/hello-efault hello_efault
