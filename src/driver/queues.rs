@@ -93,19 +93,20 @@ impl QueueMgmt for Nic {
     ) -> Result<QueueMem> {
         Self::validate_config(dev, data, cfg)?;
         let q = data.me().rxqs.get(idx as usize).ok_or(EINVAL)?;
-        // Binding and unbinding both end in a restart: see what changed first.
-        q.refresh_binding(dev);
-        if idx >= dev.real_num_rx_queues() {
-            return Err(EINVAL);
-        }
         // A provider being bound: refused where this NIC's driver refuses it
-        // (on the kernel under test).
+        // (on the kernel under test), before the binding is counted: the
+        // core then drops the provider without another restart.
         if dev.rxq_has_provider(idx) {
             let p = data.me().profile();
             p.devmem_rx(kernel_version()).map_err(personality::error)?;
             if p.queue0_unbindable && idx == 0 {
                 return Err(personality::error(ERANGE));
             }
+        }
+        // Binding and unbinding both end in a restart: see what changed first.
+        q.refresh_binding(dev);
+        if idx >= dev.real_num_rx_queues() {
+            return Err(EINVAL);
         }
         // (The device may be down: the core then frees this memory at once, and
         // the queue gets fresh memory, with any provider, on open.)
