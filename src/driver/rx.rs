@@ -551,7 +551,9 @@ impl RxQueue {
             Placement::Split { head }
                 if build_size(head as u32) as usize <= kernel::page::PAGE_SIZE =>
             {
-                let skb = self.receive_split(ctx, mem, wire, peek, head, len - head)?;
+                // Up to the IP datagram's end: Ethernet padding stays out.
+                let end = shape.tcp.map_or(len, |(h, p)| h + p);
+                let skb = self.receive_split(ctx, mem, wire, peek, head, end - head)?;
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);

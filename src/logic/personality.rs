@@ -395,7 +395,10 @@ impl Profile {
                 }
             }
         };
-        if f.len - head > payload_room {
+        // The payload ends with the IP datagram (Ethernet padding excluded).
+        let end = header + payload;
+        let head = head.min(end);
+        if end - head > payload_room {
             return unsplit();
         }
         Placement::Split { head }

@@ -143,6 +143,22 @@ fn payload_beyond_the_buffers_is_not_split(t: &mut Ctx) {
     );
 }
 
+fn padding_does_not_count_as_payload(t: &mut Ctx) {
+    // A 1-byte segment without TCP options: 55 bytes, padded to 60.
+    let padded = FrameShape {
+        len: 60,
+        segments: 1,
+        tcp: Some((54, 1)),
+    };
+    for p in Personality::ALL {
+        check_eq!(
+            t,
+            p.profile().placement(&padded, true, 0, 1, true),
+            Placement::Split { head: 54 }
+        );
+    }
+}
+
 fn names_and_flags_round_trip(t: &mut Ctx) {
     for (i, p) in Personality::ALL.into_iter().enumerate() {
         check_eq!(t, p.index(), i);
@@ -237,6 +253,7 @@ logic_suite!(
         non_tcp_on_device_memory_is_dropped_where_the_driver_cannot_map_it,
         thresholds_follow_each_drivers_rule,
         payload_beyond_the_buffers_is_not_split,
+        padding_does_not_count_as_payload,
         names_and_flags_round_trip,
         rx_page_sizes_and_rings,
         devmem_rx_follows_the_kernel_under_test,
