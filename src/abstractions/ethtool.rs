@@ -596,8 +596,11 @@ impl<T: EthtoolOps> EthtoolTable<T> {
             // SAFETY: the core sized `buf` for `get_sset_count` strings: one
             // per name.
             let out = unsafe { core::slice::from_raw_parts_mut(buf, names.len() * len) };
-            for (slot, n) in out.chunks_exact_mut(len).zip(names) {
-                put_gstring(slot, n);
+            let mut slots = out.chunks_exact_mut(len);
+            for n in names {
+                if let Some(slot) = slots.next() {
+                    put_gstring(slot, n);
+                }
             }
             return;
         }

@@ -59,8 +59,9 @@ impl EthtoolOps for Nic {
             return Err(EINVAL);
         }
         let current = me.header_split.load(Ordering::Relaxed);
-        // "auto" keeps the current state (on where this NIC splits by default).
-        let split = req.tcp_data_split.unwrap_or(current);
+        // "auto": on where this NIC splits by default (strict, bnxt, fbnic),
+        // else no change (gve, mlx5).
+        let split = req.tcp_data_split.unwrap_or(p.split_default || current);
         let active = dev.real_num_rx_queues();
         let bound = (0..active).any(|i| dev.rxq_has_provider(i));
         if !split {

@@ -144,6 +144,8 @@ devmem_rx_all() {
 			ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/pr.cli || { cat /tmp/pr.cli; return 1; }
 			wait $RS_PID || { tail -3 /tmp/pr.out.err; return 1; }
 			check_rs_summary /tmp/pr.out $bytes || return 1
+			grep -q " nic=devmemnic/$p$" /tmp/pr.out || { echo "$p: the summary names another NIC"; return 1; }
+			grep -q "^nic: dmnic1 is devmemnic/$p: small TCP segments: " /tmp/pr.out.err || { echo "$p: no NIC line"; return 1; }
 		else
 			# 6.12: none of these drivers binds devmem yet.
 			wait $RS_PID && { echo "$p: bound on 6.12"; return 1; }

@@ -25,6 +25,12 @@ pub const ETHTOOL_SRXCLSRLINS: u32 = 0x32;
 pub const ETHTOOL_GRXFHINDIR: u32 = 0x38;
 pub const ETHTOOL_SRXFHINDIR: u32 = 0x39;
 
+pub const ETHTOOL_GDRVINFO: u32 = 0x03;
+pub const ETHTOOL_GSTRINGS: u32 = 0x1b;
+pub const ETHTOOL_GPFLAGS: u32 = 0x27;
+pub const ETH_SS_PRIV_FLAGS: u32 = 2;
+pub const ETH_GSTRING_LEN: usize = 32;
+
 pub const ETH_FLAG_NTUPLE: u32 = 1 << 27;
 pub const TCP_V4_FLOW: u32 = 0x01;
 pub const TCP_V6_FLOW: u32 = 0x05;
@@ -188,6 +194,43 @@ impl Rxnfc {
             ..Default::default()
         }
     }
+}
+
+/// `struct ethtool_drvinfo`: the driver's name and how many strings of
+/// each set it has.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Drvinfo {
+    pub cmd: u32,
+    pub driver: [u8; 32],
+    pub version: [u8; 32],
+    pub fw_version: [u8; 32],
+    pub bus_info: [u8; 32],
+    pub erom_version: [u8; 32],
+    pub reserved2: [u8; 12],
+    pub n_priv_flags: u32,
+    pub n_stats: u32,
+    pub testinfo_len: u32,
+    pub eedump_len: u32,
+    pub regdump_len: u32,
+}
+
+/// `struct ethtool_gstrings`: a string set's names (`ETH_GSTRING_LEN`
+/// bytes each) follow `len`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gstrings {
+    pub cmd: u32,
+    pub string_set: u32,
+    pub len: u32,
+    /// The flexible array.
+    pub data: [u8; 0],
+}
+
+/// A NUL-padded name from the kernel.
+fn c_name(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
 }
 
 /// `struct ethtool_rxfh_indir`: the RSS indirection table's size, then its
@@ -549,6 +592,43 @@ impl EthtoolIoctl {
         self.value(ETHTOOL_SFLAGS, flags).map(drop)
     }
 
+    /// `ETHTOOL_GDRVINFO`, `ETHTOOL_GSTRINGS` (`ETH_SS_PRIV_FLAGS`) and
+    /// `ETHTOOL_GPFLAGS`: the driver's name and its private flags, each
+    /// with whether it is set.
+    pub fn driver_and_priv_flags(&self) -> io::Result<(String, Vec<(String, bool)>)> {
+        // SAFETY: all zeroes is a valid `Drvinfo` (integers and bytes).
+        let mut info: Drvinfo = unsafe { std::mem::zeroed() };
+        info.cmd = ETHTOOL_GDRVINFO;
+        // SAFETY: GDRVINFO reads and writes one `ethtool_drvinfo`.
+        unsafe { self.call((&raw mut info).cast())? };
+        let driver = c_name(&info.driver);
+        let n = (info.n_priv_flags as usize).min(32);
+        if n == 0 {
+            return Ok((driver, Vec::new()));
+        }
+        let head = Gstrings {
+            cmd: ETHTOOL_GSTRINGS,
+            string_set: ETH_SS_PRIV_FLAGS,
+            len: n as u32,
+            ..Default::default()
+        };
+        let words = n * ETH_GSTRING_LEN / size_of::<u32>();
+        let mut req = WithArray::new(head, offset_of!(Gstrings, data), words);
+        // SAFETY: the kernel writes `len` strings of ETH_GSTRING_LEN bytes
+        // after the struct, and `req` has room for `n` of them; it refuses
+        // a `len` other than the set's count.
+        unsafe { self.call(req.as_mut_ptr())? };
+        let bytes: Vec<u8> = req.array().iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let set = self.value(ETHTOOL_GPFLAGS, 0)?;
+        let flags = bytes
+            .chunks_exact(ETH_GSTRING_LEN)
+            .take((req.head().len as usize).min(n))
+            .enumerate()
+            .map(|(i, name)| (c_name(name), set & (1 << i) != 0))
+            .collect();
+        Ok((driver, flags))
+    }
+
     /// `ETHTOOL_GRXRINGS`: how many RX rings RSS and rules may use.
     pub fn rx_rings(&self) -> io::Result<u32> {
         Ok(self.rxnfc(Rxnfc::new(ETHTOOL_GRXRINGS))?.data as u32)
@@ -786,6 +866,29 @@ mod tests {
                 "offsetof(struct ethtool_rxnfc, rule_locs)",
                 offset_of!(Rxnfc, rule_locs),
             ),
+            ("sizeof(struct ethtool_drvinfo)", size_of::<Drvinfo>()),
+            (
+                "offsetof(struct ethtool_drvinfo, driver)",
+                offset_of!(Drvinfo, driver),
+            ),
+            (
+                "offsetof(struct ethtool_drvinfo, n_priv_flags)",
+                offset_of!(Drvinfo, n_priv_flags),
+            ),
+            ("sizeof(struct ethtool_gstrings)", size_of::<Gstrings>()),
+            (
+                "offsetof(struct ethtool_gstrings, len)",
+                offset_of!(Gstrings, len),
+            ),
+            (
+                "offsetof(struct ethtool_gstrings, data)",
+                offset_of!(Gstrings, data),
+            ),
+            ("ETHTOOL_GDRVINFO", ETHTOOL_GDRVINFO as usize),
+            ("ETHTOOL_GSTRINGS", ETHTOOL_GSTRINGS as usize),
+            ("ETHTOOL_GPFLAGS", ETHTOOL_GPFLAGS as usize),
+            ("ETH_SS_PRIV_FLAGS", ETH_SS_PRIV_FLAGS as usize),
+            ("ETH_GSTRING_LEN", ETH_GSTRING_LEN),
             ("sizeof(struct ethtool_rxfh_indir)", size_of::<RxfhIndir>()),
             (
                 "offsetof(struct ethtool_rxfh_indir, size)",

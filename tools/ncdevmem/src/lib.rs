@@ -15,6 +15,7 @@ pub mod netdev;
 pub mod netlink;
 pub mod nic;
 pub mod pattern;
+pub mod personality;
 pub mod selftest;
 pub mod signals;
 pub mod token_abuse;

@@ -21,6 +21,7 @@ use ncdevmem_rs::hello;
 use ncdevmem_rs::netdev::{page_pools, BindRx, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
+use ncdevmem_rs::personality::NicIdentity;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
 use ncdevmem_rs::zcrx::{Area, Chunk, Zcrx};
 use ncdevmem_rs::zerocopy::{self, Completions};
@@ -45,6 +46,8 @@ struct Summary {
     errors: u64,
     wrong_dmabuf: u64,
     secs: f64,
+    /// The NIC received on: its driver (and devmemnic's personality).
+    nic: String,
 }
 
 impl Summary {
@@ -52,15 +55,15 @@ impl Summary {
         let rate = self.bytes as f64 / (1 << 20) as f64 / self.secs.max(1e-9);
         if json {
             println!(
-                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"largest_frag\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1}}}",
+                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"largest_frag\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1},\"nic\":\"{}\"}}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
-                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate
+                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
             );
         } else {
             println!(
-                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} largest_frag={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1}",
+                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} largest_frag={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1} nic={}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
-                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate
+                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
             );
         }
     }
@@ -576,6 +579,14 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     let Some(binding) = setup(o, iface, ifindex, &mem, &mut cfg)? else {
         return Ok(Outcome::Interrupted);
     };
+    let nic = NicIdentity::of(iface);
+    if let Some(id) = &nic {
+        eprintln!(
+            "nic: {iface} is {}: small TCP segments: {}",
+            id.name(),
+            id.small_segments()
+        );
+    }
     let Some(conn) = accept_connection(o)? else {
         return Ok(Outcome::Interrupted);
     };
@@ -583,6 +594,7 @@ fn server(o: &Opts) -> io::Result<Outcome> {
         hello::receive(conn.as_raw_fd(), o.hello.into())?;
     }
     let mut rx = Receiver::new(o, conn, &mem, binding.id);
+    rx.s.nic = nic.map_or_else(|| "unknown".into(), |id| id.name());
     let interrupted = rx.run()?;
     Ok(finish(o, rx, binding, interrupted))
 }
