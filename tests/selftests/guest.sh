@@ -116,7 +116,7 @@ while read -r name; do
 	# keep_addr_on_down: tests that take the link down and up (rss_ctx.py's
 	# persist cases) expect the addresses back, as a host's network manager
 	# restores them; the kernel's default flushes IPv6 addresses on down.
-	if ! setup_pair max_queues=66 || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
+	if ! setup_pair max_queues=66 ${DMN_PERSONALITY:+personality=$DMN_PERSONALITY} || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
 		! sysctl -qw net.ipv6.conf.dmnic0.keep_addr_on_down=1 ||
 		! ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1; then
 		echo "DMN-SELFTEST-SETUP $name FAIL"
