@@ -18,7 +18,7 @@ use crate::abstractions::{
     netdev::NetDev,
 };
 use crate::logic::{
-    personality::RuleLocations,
+    personality::{Personality, RuleLocations},
     steering::{
         hash_class, InsertError, HASH_ADDRS, HASH_IP_DST, HASH_IP_SRC, HASH_L4_DST, HASH_L4_SRC,
         INDIR_SIZE, MAX_RSS_CONTEXTS, MAX_RULES,
@@ -110,23 +110,12 @@ impl EthtoolOps for Nic {
         } else {
             None
         };
-        // RX rings are resized in place, frames queued in them kept; a ring
-        // holding more frames than the new size refuses, and the rings resized
-        // before it go back (shrinking back after a failed growth could itself
-        // find too many frames: that ring then keeps the new size, still valid).
-        let old_rx = me.rxqs.first().map_or(req.rx, |q| q.ring.size());
-        if req.rx != old_rx {
-            for (i, q) in me.rxqs.iter().enumerate() {
-                if let Err(e) = q.ring.resize(req.rx) {
-                    for back in me.rxqs.iter().take(i) {
-                        let _ = back.ring.resize(old_rx);
-                    }
-                    extack.msg(c_str!(
-                        "devmemnic: an RX ring holds more frames than the new size (or no memory)"
-                    ));
-                    return Err(e);
-                }
-            }
+        // (In place, queued frames kept; all or none.)
+        if let Err(e) = me.resize_rx_rings(req.rx) {
+            extack.msg(c_str!(
+                "devmemnic: an RX ring holds more frames than the new size (or no memory)"
+            ));
+            return Err(e);
         }
         me.tx_ring.store(req.tx, Ordering::Relaxed);
         // A larger ring has room for queues stopped on the old one's fill.
@@ -428,7 +417,7 @@ impl EthtoolOps for Nic {
         })
     }
 
-    const PRIV_FLAGS: &'static [&'static str] = personality::PRIV_FLAGS;
+    const PRIV_FLAGS: &'static [&'static str] = &Personality::FLAGS;
 
     fn priv_flags(_dev: &NetDev, data: &NicPriv) -> u32 {
         personality::flags(data.me())

@@ -78,6 +78,26 @@ impl Side {
         self.personality().profile()
     }
 
+    /// Resizes every RX ring to `size` entries, frames queued in them kept;
+    /// a ring holding more frames than that refuses, and the rings resized
+    /// before it go back (shrinking back after a failed growth could itself
+    /// find too many frames: that ring then keeps the new size, still valid).
+    pub(crate) fn resize_rx_rings(&self, size: u32) -> Result {
+        let old = self.rxqs.first().map_or(size, |q| q.ring.size());
+        if size == old {
+            return Ok(());
+        }
+        for (i, q) in self.rxqs.iter().enumerate() {
+            if let Err(e) = q.ring.resize(size) {
+                for back in self.rxqs.iter().take(i) {
+                    let _ = back.ring.resize(old);
+                }
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// Frees queue memory taken out of a queue, or keeps it while its devmem
     /// buffers are out. Destroying a devmem pool with buffers out defers its
     /// release, which then frees the binding and detaches the dma-buf from our

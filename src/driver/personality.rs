@@ -19,16 +19,6 @@ use crate::logic::personality::{Errno, Personality};
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
 
-/// The private flags' names: one per personality, in `Personality::ALL` order.
-pub(crate) const PRIV_FLAGS: &[&str] = &[
-    "personality-strict",
-    "personality-gve",
-    "personality-bnxt",
-    "personality-mlx5",
-    "personality-fbnic",
-];
-const _: () = assert!(PRIV_FLAGS.len() == Personality::ALL.len());
-
 /// The private flags of a device: its personality's bit.
 pub(crate) fn flags(side: &Side) -> u32 {
     1 << side.personality().index()
@@ -58,15 +48,7 @@ pub(crate) fn set_flags(dev: &NetDev, data: &NicPriv, flags: u32) -> Result {
     let p = next.profile();
     // Rings first: the one step that can fail (memory), before anything
     // else changed. The device is down, so the rings are empty.
-    let old = me.rxqs.first().map_or(p.ring_default, |q| q.ring.size());
-    for (i, q) in me.rxqs.iter().enumerate() {
-        if let Err(e) = q.ring.resize(p.ring_default) {
-            for back in me.rxqs.iter().take(i) {
-                let _ = back.ring.resize(old);
-            }
-            return Err(e);
-        }
-    }
+    me.resize_rx_rings(p.ring_default)?;
     me.tx_ring.store(p.ring_default, Ordering::Relaxed);
     let thresh = p.hds_thresh_default();
     me.rxqs.iter().for_each(|q| q.set_hds_thresh(thresh));

@@ -537,10 +537,15 @@ impl RxQueue {
         let shape = FrameShape {
             len,
             segments: frame.segments().max(1) as usize,
-            tcp: parse_prefix(peek, len)
-                .tcp
-                .ok()
-                .map(|l| (l.header_len, l.payload_len)),
+            // (Without split nothing needs the layout: no parse.)
+            tcp: if mem.split {
+                parse_prefix(peek, len)
+                    .tcp
+                    .ok()
+                    .map(|l| (l.header_len, l.payload_len))
+            } else {
+                None
+            },
         };
         let room = MAX_FRAGS * mem.payload.buf_size();
         let placement =

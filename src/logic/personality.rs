@@ -135,6 +135,16 @@ impl Personality {
         Personality::Fbnic,
     ];
 
+    /// The ethtool private flags, `personality-<name>`, in [`Self::ALL`]
+    /// order (the module test checks them against [`Self::name`]).
+    pub(crate) const FLAGS: [&'static str; 5] = [
+        "personality-strict",
+        "personality-gve",
+        "personality-bnxt",
+        "personality-mlx5",
+        "personality-fbnic",
+    ];
+
     /// Its name (module parameter value; `personality-<name>` is its
     /// ethtool private flag).
     pub(crate) fn name(self) -> &'static str {

@@ -164,6 +164,11 @@ fn names_and_flags_round_trip(t: &mut Ctx) {
         check_eq!(t, p.index(), i);
         check_eq!(t, Personality::from_index(i), Some(p));
         check_eq!(t, Personality::from_name(p.name()), Some(p));
+        check_eq!(
+            t,
+            Personality::FLAGS[i].strip_prefix("personality-"),
+            Some(p.name())
+        );
         // The flag alone, or with the current one (ethtool keeps it set).
         check_eq!(
             t,
