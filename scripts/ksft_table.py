@@ -26,6 +26,9 @@ COMMENT = re.compile(r"^# # (.*)$|^# (?!selftests:|ok |not ok |TAP |1\.\.|Totals
 UNLOAD = re.compile(r"^DMN-SELFTEST-UNLOAD (\S+) (ok|FAIL)$")
 SETUP = re.compile(r"^DMN-SELFTEST-SETUP (\S+) FAIL$")
 LEFTOVER = re.compile(r"^DMN-SELFTEST-LEFTOVER (\S+) (.*)$")
+# Files run again on another devmemnic personality: their tests are named
+# "file@personality" from here on.
+PERSONALITY = re.compile(r"^DMN-SELFTEST-PERSONALITY (\S+)$")
 # What upstream's ksft.py puts before a traceback's lines: "Exception|" for a
 # case's, "Defer Exception|" for a cleanup's.
 TRACE_PREFIX = re.compile(r"^(?:Defer )?Exception\|")
@@ -43,13 +46,18 @@ def parse(lines):
     """Returns the rows and the processes files left running ("file: pid:comm ...")."""
     leftovers = []
     rows, current, cases, failed, last_comment, why = [], None, 0, 0, "", ""
+    at = ""
     for raw in lines:
         line = raw.rstrip("\n")
         if KMSG.match(line):
             continue
+        m = PERSONALITY.match(line)
+        if m:
+            at = "@" + m.group(1)
+            continue
         m = FILE_START.match(line)
         if m:
-            current, cases, failed, last_comment, why = f"{m.group(1)}/{m.group(2)}", 0, 0, "", ""
+            current, cases, failed, last_comment, why = f"{m.group(1)}/{m.group(2)}{at}", 0, 0, "", ""
             continue
         m = CASE.match(line)
         if m and current:
@@ -67,7 +75,7 @@ def parse(lines):
         m = FILE_END.match(line)
         if m:
             ok, coll, name, directive, reason = m.groups()
-            test = f"{coll}/{name}"
+            test = f"{coll}/{name}{at}"
             # A file's own row: when it reported no case, or when it failed
             # (or timed out) with no failed case to show for it.
             if cases == 0 or (ok != "ok" and not failed):
@@ -82,16 +90,16 @@ def parse(lines):
             continue
         m = UNLOAD.match(line)
         if m and m.group(2) == "FAIL":
-            rows.append({"test": m.group(1).replace(":", "/"), "case": "(module unload)",
+            rows.append({"test": m.group(1).replace(":", "/") + at, "case": "(module unload)",
                          "result": "FAIL", "reason": "rmmod devmemnic failed after the test"})
             continue
         m = LEFTOVER.match(line)
         if m:
-            leftovers.append(f"{m.group(1).replace(':', '/')}: {m.group(2)}")
+            leftovers.append(f"{m.group(1).replace(':', '/')}{at}: {m.group(2)}")
             continue
         m = SETUP.match(line)
         if m:
-            rows.append({"test": m.group(1).replace(":", "/"), "case": "(setup)",
+            rows.append({"test": m.group(1).replace(":", "/") + at, "case": "(setup)",
                          "result": "FAIL", "reason": "devmemnic pair setup failed"})
             continue
         m = COMMENT.match(line)

@@ -122,6 +122,97 @@ rs_zcrx() { # rx-buf-len
 		[ "$largest" -gt 4096 ] || { echo "no chunk larger than a page in $len-byte buffers"; return 1; }
 	fi
 	[ "$(stat_of dmnic1 rx15_devmem_packets peer)" -gt 0 ] || { echo "nothing went into the area"; return 1; }
+	# Steered to the zcrx queue and split: nothing copied, no event.
+	[ "$(summary_field /tmp/rz.out copy_fallback_bytes)" = 0 ] || { echo "payload was copied"; return 1; }
+	[ "$(summary_field /tmp/rz.out copy_events)" = 0 ] || return 1
+	unload_clean || return 1
+}
+
+# Steers port $1 to queue 3 by hand (ncdevmem-rs -n binds zcrx to queue 15
+# and leaves the NIC alone): split on, RSS over queues 0..14.
+steer_to_queue_3() { # port
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	ip netns exec peer ethtool -K dmnic1 ntuple on || return 1
+	ip netns exec peer ethtool -X dmnic1 equal 15 || return 1
+	ip netns exec peer ethtool -N dmnic1 flow-type tcp4 dst-port "$1" action 3 >/dev/null
+}
+
+# 7.2's copy fallback, seen by the application: ncdevmem-rs binds zcrx with
+# a host-memory area (as upstream's iou-zcrx) to queue 15, but the flow is
+# steered to queue 3, so its payload arrives split into host pages and
+# io_uring copies every byte into the area. All 4 MiB arrive validated; the
+# kernel's counters (struct zcrx_stats) say every chunk and byte was a
+# copy; the COPY event fired (re-armed each time); the bound queue received
+# nothing.
+rs_zcrx_copy_fallback() {
+	local port=5560 bytes=$((4 * 1024 * 1024)) p0 q3
+	setup_pair || return 1
+	steer_to_queue_3 $port || return 1
+	p0=$(stat_of dmnic1 rx3_packets peer)
+	ip netns exec peer ncdevmem-rs -l --zcrx --zcrx-host-memory -n -s 10.9.0.2 -c 10.9.0.1 -p $port \
+		-f dmnic1 -t 15 -q 1 -v 7 --size $((8 * 1024 * 1024)) >/tmp/zf.out 2>/tmp/zf.err &
+	local spid=$!
+	wait_listen $port || { cat /tmp/zf.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/zf.cli || { cat /tmp/zf.cli; wait $spid; tail -3 /tmp/zf.err; return 1; }
+	wait $spid || { tail -3 /tmp/zf.err; return 1; }
+	echo "info: $(cat /tmp/zf.out)"
+	[ "$(summary_field /tmp/zf.out bytes)" = $bytes ] || return 1
+	[ "$(summary_field /tmp/zf.out validation_errors)" = 0 ] || return 1
+	[ "$(summary_field /tmp/zf.out copy_fallback_bytes)" = $bytes ] || { echo "not every byte counted as copied"; return 1; }
+	[ "$(summary_field /tmp/zf.out copy_fallback_chunks)" = "$(summary_field /tmp/zf.out chunks)" ] || { echo "not every chunk counted as copied"; return 1; }
+	[ "$(summary_field /tmp/zf.out copy_events)" -ge 1 ] || { echo "no COPY event"; return 1; }
+	grep -q "copy fallback" /tmp/zf.err || { cat /tmp/zf.err; return 1; }
+	q3=$(($(stat_of dmnic1 rx3_packets peer) - p0))
+	[ "$q3" -gt 100 ] || { echo "queue 3 took $q3 frames"; return 1; }
+	[ "$(stat_of dmnic1 rx15_devmem_packets peer)" = 0 ] || { echo "the bound queue took frames"; return 1; }
+	unload_clean || return 1
+}
+
+# The same mis-steered flow into a dma-buf area: the kernel cannot copy
+# into a dma-buf (io_alloc_fallback_niov), so the receive fails with ENOMEM
+# and ncdevmem-rs says why; the queue's provider goes with the process and
+# the module unloads.
+rs_zcrx_copy_into_dmabuf_refused() {
+	local port=5562
+	setup_pair || return 1
+	steer_to_queue_3 $port || return 1
+	ip netns exec peer ncdevmem-rs -l --zcrx -n -s 10.9.0.2 -c 10.9.0.1 -p $port \
+		-f dmnic1 -t 15 -q 1 -v 7 --size $((8 * 1024 * 1024)) >/tmp/zd.out 2>/tmp/zd.err &
+	local spid=$!
+	wait_listen $port || { cat /tmp/zd.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $((1024 * 1024)) >/dev/null 2>&1
+	if wait $spid; then
+		echo "the receiver succeeded: $(cat /tmp/zd.out)"
+		return 1
+	fi
+	grep -q "recv_zc: Cannot allocate memory.*a dma-buf area cannot take the kernel's copy" /tmp/zd.err || { cat /tmp/zd.err; return 1; }
+	echo "info: $(grep recv_zc /tmp/zd.err)"
+	unload_clean || return 1
+}
+
+# 7.2's allocation-failure event: a 64 KiB area (16 buffers) behind a queue
+# that receives 8 MiB runs out of buffers while they sit in the socket: the
+# queue drops frames at the NIC (counted, rx15_alloc_fail), the kernel posts
+# ALLOC_FAIL, ncdevmem-rs flushes the refill queue and re-arms, and TCP's
+# retransmissions carry every byte through, validated.
+rs_zcrx_area_exhausted() {
+	local port=5565 bytes=$((8 * 1024 * 1024)) a0 drops
+	setup_pair || return 1
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	a0=$(stat_of dmnic1 rx15_alloc_fail peer)
+	ip netns exec peer ncdevmem-rs -l --zcrx -s 10.9.0.2 -c 10.9.0.1 -p $port \
+		-f dmnic1 -t 15 -q 1 -v 7 --size 65536 >/tmp/ze.out 2>/tmp/ze.err &
+	local spid=$!
+	wait_listen $port || { cat /tmp/ze.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/ze.cli || { cat /tmp/ze.cli; return 1; }
+	wait $spid || { tail -3 /tmp/ze.err; return 1; }
+	drops=$(($(stat_of dmnic1 rx15_alloc_fail peer) - a0))
+	echo "info: $(cat /tmp/ze.out); rx15_alloc_fail +$drops"
+	[ "$(summary_field /tmp/ze.out bytes)" = $bytes ] || return 1
+	[ "$(summary_field /tmp/ze.out validation_errors)" = 0 ] || return 1
+	[ "$(summary_field /tmp/ze.out alloc_fail_events)" -ge 1 ] || { echo "no ALLOC_FAIL event"; return 1; }
+	[ "$(summary_field /tmp/ze.out refill_flushes)" = "$(summary_field /tmp/ze.out alloc_fail_events)" ] || return 1
+	[ "$drops" -gt 0 ] || { echo "the queue never ran out"; return 1; }
 	unload_clean || return 1
 }
 
@@ -209,6 +300,9 @@ run_test zcrx/upstream-iou-zcrx-large-chunks upstream_iou_zcrx 5502 "-x 2" "-l 1
 run_test zcrx/ncdevmem-rs-4k-buffers rs_zcrx 4096
 run_test zcrx/ncdevmem-rs-64k-buffers rs_zcrx 65536
 run_test zcrx/ncdevmem-rs-4-areas rs_zcrx_areas
+run_test zcrx/copy-fallback-counted rs_zcrx_copy_fallback
+run_test zcrx/copy-into-dmabuf-refused rs_zcrx_copy_into_dmabuf_refused
+run_test zcrx/area-exhausted-alloc-fail-event rs_zcrx_area_exhausted
 run_test zcrx/oversized-buffers-refused rs_zcrx_oversized
 run_test zcrx/rings-resized-under-traffic rs_zcrx_resizes
 run_test zcrx/receiver-killed-with-buffers-out zcrx_receiver_killed

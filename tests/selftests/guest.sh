@@ -97,9 +97,10 @@ for m in ${DMN_KSFT_MODULES//,/ }; do
 	modprobe -q "$m" || { echo "DMN-SELFTEST-MODULE $m FAIL"; rc=1; }
 done
 [ -n "${DMN_KSFT_MODULES:-}" ] && echo "DMN-SELFTEST-MODULES loaded: ${DMN_KSFT_MODULES//,/ }"
-while read -r name; do
-	case "$name" in drivers/net:*.py | drivers/net/hw:*.py) ;; *) continue ;; esac
-	[ -n "${SELFTESTS_ONLY:-}" ] && [[ $name != $SELFTESTS_ONLY ]] && continue
+# Runs test file $1 ("collection:file") against a fresh devmemnic pair of
+# personality $2 (empty: the module's default), and unloads the module after.
+run_file() { # name personality
+	local name="$1" personality="$2" lacks t0 before limit timeout_args
 	# A file that needs an option this kernel lacks (DMN_KSFT_LACKS,
 	# "collection:file=CONFIG_X,...") is skipped, as run_kselftest.sh
 	# reports a skipped file, with the option.
@@ -107,7 +108,7 @@ while read -r name; do
 	if [ -n "$lacks" ]; then
 		echo "# selftests: ${name%%:*}: ${name#*:}"
 		echo "ok 1 selftests: ${name%%:*}: ${name#*:} # SKIP the kernel lacks $lacks"
-		continue
+		return 0
 	fi
 	# 16 queues in use, up to 66 (rss_ctx.py's test_rss_context32 spreads
 	# 32 contexts over 2 queues each beside the main table's 2).
@@ -116,13 +117,13 @@ while read -r name; do
 	# keep_addr_on_down: tests that take the link down and up (rss_ctx.py's
 	# persist cases) expect the addresses back, as a host's network manager
 	# restores them; the kernel's default flushes IPv6 addresses on down.
-	if ! setup_pair max_queues=66 ${DMN_PERSONALITY:+personality=$DMN_PERSONALITY} || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
+	if ! setup_pair max_queues=66 ${personality:+personality=$personality} || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
 		! sysctl -qw net.ipv6.conf.dmnic0.keep_addr_on_down=1 ||
 		! ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1; then
 		echo "DMN-SELFTEST-SETUP $name FAIL"
 		rc=1
 		teardown_pair
-		continue
+		return 0
 	fi
 	t0=$(uptime_now)
 	before=$(user_pids)
@@ -154,5 +155,27 @@ while read -r name; do
 		sleep 5
 		rmmod devmemnic 2>/dev/null
 	fi
-done <kselftest-list.txt
+}
+
+# The files of kselftest-list.txt matching pattern $1.
+files_matching() { # pattern
+	local name
+	while read -r name; do
+		case "$name" in drivers/net:*.py | drivers/net/hw:*.py) ;; *) continue ;; esac
+		[ -n "$1" ] && [[ $name != $1 ]] && continue
+		echo "$name"
+	done <kselftest-list.txt
+}
+
+for name in $(files_matching "${SELFTESTS_ONLY:-}"); do
+	run_file "$name" "${DMN_PERSONALITY:-}"
+done
+# Then files again on other personalities (DMN_PERSONALITY_RUNS,
+# "personality=pattern,..."): their table rows are named "file@personality".
+for run in ${DMN_PERSONALITY_RUNS//,/ }; do
+	echo "DMN-SELFTEST-PERSONALITY ${run%%=*}"
+	for name in $(files_matching "${run#*=}"); do
+		run_file "$name" "${run%%=*}"
+	done
+done
 exit $rc

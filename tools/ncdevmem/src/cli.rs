@@ -138,6 +138,11 @@ pub struct Opts {
     /// (ZCRX_CTRL_ADD_AREA, Linux 7.3+).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub zcrx_areas: u32,
+    /// --zcrx: areas of anonymous host memory (as upstream's iou-zcrx)
+    /// instead of dma-bufs; the kernel can then copy payload that arrived
+    /// off the queue (copy fallback), which a dma-buf area cannot take.
+    #[arg(long)]
+    pub zcrx_host_memory: bool,
     /// Server: bind with N-byte RX buffers (bind-rx's rx-page-size, a power
     /// of two; Linux 7.3+), the dma-buf backed by 2 MiB huge pages when N is
     /// larger than a page (as upstream's -b).
@@ -215,6 +220,9 @@ fn check(o: &Opts) -> Result<(), String> {
     }
     if o.zcrx_areas != 1 && !o.zcrx {
         return Err("--zcrx-areas goes with --zcrx".into());
+    }
+    if o.zcrx_host_memory && (!o.zcrx || o.provider.is_some()) {
+        return Err("--zcrx-host-memory goes with --zcrx, without --provider".into());
     }
     if o.zcrx_areas == 0 || o.zcrx_areas > MAX_ZCRX_AREAS {
         return Err(format!("--zcrx-areas must be 1..{MAX_ZCRX_AREAS}"));
@@ -315,6 +323,21 @@ mod tests {
             "-l -s 10.9.0.2 -f eth1 -b -1",
             "-l -s 10.9.0.2 -f eth1 -b 4294967296",
         ]);
+    }
+
+    #[test]
+    fn zcrx_host_memory_goes_with_zcrx_alone() {
+        let o = parse_args(&args(
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --zcrx-host-memory",
+        ))
+        .unwrap();
+        assert!(o.zcrx_host_memory);
+        for bad in [
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx-host-memory",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --zcrx-host-memory --provider dma-heap",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
     }
 
     #[test]

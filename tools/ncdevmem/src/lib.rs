@@ -11,6 +11,7 @@ pub mod ethtool_ioctl;
 pub mod ethtool_nl;
 pub mod fault;
 pub mod hello;
+pub mod host_mem;
 pub mod netdev;
 pub mod netlink;
 pub mod nic;

@@ -18,12 +18,13 @@ use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
 use ncdevmem_rs::fault::{FailNth, Injection};
 use ncdevmem_rs::hello;
+use ncdevmem_rs::host_mem::HostMem;
 use ncdevmem_rs::netdev::{page_pools, BindRx, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::personality::NicIdentity;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
-use ncdevmem_rs::zcrx::{Area, Chunk, Zcrx};
+use ncdevmem_rs::zcrx::{Area, Chunk, EventLog, Zcrx};
 use ncdevmem_rs::zerocopy::{self, Completions};
 use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
@@ -599,6 +600,61 @@ fn server(o: &Opts) -> io::Result<Outcome> {
     Ok(finish(o, rx, binding, interrupted))
 }
 
+/// The memory of one zcrx area: a dma-buf, or (--zcrx-host-memory) host
+/// pages.
+enum AreaMem {
+    Dmabuf(Dmabuf),
+    Host(HostMem),
+}
+
+impl AreaMem {
+    fn new(o: &Opts, size: usize) -> io::Result<Self> {
+        if o.zcrx_host_memory {
+            return Ok(Self::Host(HostMem::new(size)?));
+        }
+        Ok(Self::Dmabuf(Dmabuf::new(
+            o.provider.unwrap_or(Provider::Udmabuf),
+            size,
+        )?))
+    }
+
+    /// What to register.
+    fn area(&self) -> Area {
+        match self {
+            Self::Dmabuf(m) => Area::Dmabuf {
+                fd: m.fd(),
+                len: m.size() as u64,
+            },
+            Self::Host(m) => Area::Host {
+                addr: m.addr(),
+                len: m.size() as u64,
+            },
+        }
+    }
+
+    /// Checks the chunks `run` (area, offset, length; the stream's order)
+    /// against `p`; returns the bytes that differ (a dma-buf in one read
+    /// session: a session syncs the whole buffer).
+    fn check(&self, run: &[(usize, u64, u32)], p: &mut Pattern) -> io::Result<u64> {
+        match self {
+            Self::Dmabuf(m) => m.read_session(|r| -> io::Result<u64> {
+                let mut bad = 0;
+                for &(_, off, len) in run {
+                    bad += p.check(r.bytes(off, len as usize)?);
+                }
+                Ok(bad)
+            })?,
+            Self::Host(m) => {
+                let mut bad = 0;
+                for &(_, off, len) in run {
+                    bad += p.check(m.bytes(off, len as usize)?);
+                }
+                Ok(bad)
+            }
+        }
+    }
+}
+
 /// The server with io_uring zero-copy receive: the dma-buf becomes the zcrx
 /// area of queue -t START; every chunk is validated in the dma-buf and given
 /// back through the refill queue.
@@ -618,27 +674,35 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
             ),
         ));
     }
-    let provider = o.provider.unwrap_or(Provider::Udmabuf);
     let mems = (0..n)
-        .map(|_| Dmabuf::new(provider, each))
+        .map(|_| AreaMem::new(o, each))
         .collect::<io::Result<Vec<_>>>()?;
-    let area = |m: &Dmabuf| Area {
-        dmabuf_fd: m.fd(),
-        len: m.size() as u64,
-    };
     let _cfg = if o.no_config {
         None
     } else {
         Some(configure(o, iface)?)
     };
-    let mut zc = Zcrx::register(ifindex, o.start, area(&mems[0]), o.rx_buf_len)?;
+    let nic = NicIdentity::of(iface).map_or_else(|| "unknown".into(), |id| id.name());
+    let mut zc = Zcrx::register(ifindex, o.start, mems[0].area(), o.rx_buf_len)?;
     for m in &mems[1..] {
-        zc.add_area(area(m))?;
+        zc.add_area(m.area())?;
     }
     eprintln!(
-        "io_uring zcrx: {n} dma-buf area(s) of {each} bytes on {iface} RX queue {}, {}-byte buffers",
-        o.start, zc.rx_buf_len
+        "io_uring zcrx: {n} {} area(s) of {each} bytes on {iface} RX queue {}, {}-byte buffers, {}",
+        if o.zcrx_host_memory {
+            "host-memory"
+        } else {
+            "dma-buf"
+        },
+        o.start,
+        zc.rx_buf_len,
+        if zc.has_events() {
+            "copy and allocation-failure events on"
+        } else {
+            "no events (the kernel has none before 7.2)"
+        }
     );
+    let mut events = EventLog::default();
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
     sock.set_reuse_address(true)?;
@@ -671,6 +735,7 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
             Chunk::Data { area, offset, len } => got.push((area, offset, len)),
             Chunk::End => done = true,
             Chunk::Rearm => rearm = true,
+            Chunk::Event(e) => events.fired.push(e),
         }) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             r => r?,
@@ -679,13 +744,7 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
             // The stream's order, one read session per run of chunks in one
             // area (a session syncs the whole dma-buf).
             for run in got.chunk_by(|a, b| a.0 == b.0) {
-                errors += mems[run[0].0].read_session(|r| -> io::Result<u64> {
-                    let mut bad = 0;
-                    for &(_, off, len) in run {
-                        bad += p.check(r.bytes(off, len as usize)?);
-                    }
-                    Ok(bad)
-                })??;
+                errors += mems[run[0].0].check(run, p)?;
             }
         }
         for &(area, off, len) in &got {
@@ -698,6 +757,7 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
         if rearm && !done {
             zc.arm(fd)?;
         }
+        events.handle(&zc, o.start)?;
         progress.tick(|secs| {
             format!(
                 "{} MiB, {:.1} MiB/s, {chunks} chunks",
@@ -719,13 +779,14 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
         .map(u64::to_string)
         .collect::<Vec<_>>()
         .join(",");
+    let ev = events.fields(zc.copy_stats(), zc.has_events(), o.json);
     if o.json {
         println!(
-            "{{\"role\":\"zcrx\",\"bytes\":{bytes},\"chunks\":{chunks},\"largest_chunk\":{largest},\"rx_buf_len\":{len},\"area_chunks\":[{areas}],\"validation_errors\":{errors},\"secs\":{secs:.3},\"mibps\":{rate:.1}}}"
+            "{{\"role\":\"zcrx\",\"bytes\":{bytes},\"chunks\":{chunks},\"largest_chunk\":{largest},\"rx_buf_len\":{len},\"area_chunks\":[{areas}],\"validation_errors\":{errors},{ev},\"secs\":{secs:.3},\"mibps\":{rate:.1},\"nic\":\"{nic}\"}}"
         );
     } else {
         println!(
-            "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={len} area_chunks={areas} validation_errors={errors} secs={secs:.2} mibps={rate:.1}"
+            "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={len} area_chunks={areas} validation_errors={errors} {ev} secs={secs:.2} mibps={rate:.1} nic={nic}"
         );
     }
     Ok(if errors > 0 {
