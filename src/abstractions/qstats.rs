@@ -12,21 +12,38 @@ use super::{
 use core::marker::PhantomData;
 
 /// Declares a qstats struct from the fields of its C `netdev_queue_stats_*`
-/// it fills: the struct, its copy into the C struct, and `+=` (sums over
-/// queues), from one list.
+/// it fills: the struct, the set of its fields a device reports, its copy
+/// into the C struct, and `+=` (sums over queues), from one list.
 macro_rules! queue_stats {
-    ($(#[$meta:meta])* $name:ident => $c:ident { $($field:ident),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident, $fields:ident => $c:ident { $($field:ident),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Default, Clone, Copy, Debug, PartialEq, Eq)]
         pub(crate) struct $name {
             $(pub(crate) $field: u64,)+
         }
 
+        /// Which fields of the counters a device reports (a field it does
+        /// not report is absent from the netdev family's answer, and from
+        /// the device's totals when a queue or the base leaves it out).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) struct $fields {
+            $(pub(crate) $field: bool,)+
+        }
+
+        impl $fields {
+            /// Every field.
+            pub(crate) const ALL: Self = Self { $($field: true,)+ };
+            /// No field.
+            pub(crate) const NONE: Self = Self { $($field: false,)+ };
+        }
+
         impl $name {
-            /// Fills the fields this driver reports (the core set the others
+            /// Fills the fields `reported` names (the core set the others
             /// to "not reported").
-            fn put(&self, out: &mut bindings::$c) {
-                $(out.$field = self.$field;)+
+            fn put(&self, out: &mut bindings::$c, reported: &$fields) {
+                $(if reported.$field {
+                    out.$field = self.$field;
+                })+
             }
         }
 
@@ -40,7 +57,7 @@ macro_rules! queue_stats {
 
 queue_stats! {
     /// Counters of one RX queue for qstats.
-    QueueRxStats => netdev_queue_stats_rx {
+    QueueRxStats, QueueRxFields => netdev_queue_stats_rx {
         packets,
         bytes,
         alloc_fail,
@@ -54,7 +71,7 @@ queue_stats! {
 
 queue_stats! {
     /// Counters of one TX queue for qstats.
-    QueueTxStats => netdev_queue_stats_tx {
+    QueueTxStats, QueueTxFields => netdev_queue_stats_tx {
         packets,
         bytes,
         hw_drops,
@@ -76,6 +93,16 @@ pub(crate) trait QueueStats: NetDevOps {
 
     /// Counters not in any active queue (from queues since deactivated).
     fn base_stats(dev: &NetDev, data: &Self::Priv) -> (QueueRxStats, QueueTxStats);
+
+    /// The fields reported per queue (RX, TX); all by default.
+    fn reported(_dev: &NetDev, _data: &Self::Priv) -> (QueueRxFields, QueueTxFields) {
+        (QueueRxFields::ALL, QueueTxFields::ALL)
+    }
+
+    /// The fields reported in the base; those of the queues by default.
+    fn base_reported(dev: &NetDev, data: &Self::Priv) -> (QueueRxFields, QueueTxFields) {
+        Self::reported(dev, data)
+    }
 }
 
 struct StatTable<T>(PhantomData<T>);
@@ -92,7 +119,7 @@ impl<T: QueueStats> StatTable<T> {
         let Ok(idx) = u32::try_from(idx) else { return };
         // SAFETY: as the function's contract says.
         let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
-        T::queue_stats_rx(nd, data, idx).put(out);
+        T::queue_stats_rx(nd, data, idx).put(out, &T::reported(nd, data).0);
     }
 
     /// # Safety
@@ -106,7 +133,7 @@ impl<T: QueueStats> StatTable<T> {
         let Ok(idx) = u32::try_from(idx) else { return };
         // SAFETY: as the function's contract says.
         let (nd, data, out) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *out) };
-        T::queue_stats_tx(nd, data, idx).put(out);
+        T::queue_stats_tx(nd, data, idx).put(out, &T::reported(nd, data).1);
     }
 
     /// # Safety
@@ -121,8 +148,9 @@ impl<T: QueueStats> StatTable<T> {
         let (nd, data, rx, tx) =
             unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *rx, &mut *tx) };
         let (r, t) = T::base_stats(nd, data);
-        r.put(rx);
-        t.put(tx);
+        let (rf, tf) = T::base_reported(nd, data);
+        r.put(rx, &rf);
+        t.put(tx, &tf);
     }
 
     const VTABLE: bindings::netdev_stat_ops = bindings::netdev_stat_ops {

@@ -9,8 +9,78 @@ use super::nic::{Nic, NicPriv, Side};
 use crate::abstractions::{
     netdev::NetDev,
     netdev_ops::LinkStats,
-    qstats::{QueueRxStats, QueueStats, QueueTxStats},
+    qstats::{QueueRxFields, QueueRxStats, QueueStats, QueueTxFields, QueueTxStats},
 };
+use crate::logic::personality::Personality;
+
+/// The qstats fields a personality's driver reports, of those devmemnic
+/// counts: per queue (RX, TX) and in the base (RX, TX). Read from each
+/// driver's `netdev_stat_ops` in 7.2.13 (the same in 7.3.4); fields a driver
+/// reports that devmemnic does not count (checksum counters, fbnic's
+/// `hw_drop_overruns`) are left out. Documentation/personalities.rst.
+fn qstats_fields(p: Personality) -> [(QueueRxFields, QueueTxFields); 2] {
+    const RX_NONE: QueueRxFields = QueueRxFields::NONE;
+    const TX_NONE: QueueTxFields = QueueTxFields::NONE;
+    // packets, bytes, alloc_fail: every driver.
+    const RX_BASIC: QueueRxFields = QueueRxFields {
+        packets: true,
+        bytes: true,
+        alloc_fail: true,
+        ..RX_NONE
+    };
+    const TX_BASIC: QueueTxFields = QueueTxFields {
+        packets: true,
+        bytes: true,
+        ..TX_NONE
+    };
+    match p {
+        Personality::Strict => [(QueueRxFields::ALL, QueueTxFields::ALL); 2],
+        // gve_main.c gve_get_rx_queue_stats(), gve_get_tx_queue_stats(),
+        // gve_get_base_stats().
+        Personality::Gve => [(RX_BASIC, TX_BASIC); 2],
+        // bnxt.c bnxt_get_queue_stats_rx/_tx(), bnxt_get_base_stats().
+        Personality::Bnxt => {
+            let rx = QueueRxFields {
+                hw_gro_packets: true,
+                hw_gro_wire_packets: true,
+                ..RX_BASIC
+            };
+            [(rx, TX_BASIC); 2]
+        }
+        // en_main.c mlx5e_get_queue_stats_rx/_tx(), mlx5e_get_base_stats().
+        Personality::Mlx5 => {
+            let rx = QueueRxFields {
+                hw_gro_packets: true,
+                hw_gro_wire_packets: true,
+                hw_gro_wire_bytes: true,
+                ..RX_BASIC
+            };
+            let tx = QueueTxFields {
+                hw_gso_packets: true,
+                hw_gso_bytes: true,
+                stop: true,
+                wake: true,
+                ..TX_BASIC
+            };
+            [(rx, tx); 2]
+        }
+        // fbnic_netdev.c fbnic_get_queue_stats_rx/_tx(),
+        // fbnic_get_base_stats(): hw_drops per queue only.
+        Personality::Fbnic => {
+            let tx = QueueTxFields {
+                hw_gso_wire_packets: true,
+                stop: true,
+                wake: true,
+                ..TX_BASIC
+            };
+            let rx = QueueRxFields {
+                hw_drops: true,
+                ..RX_BASIC
+            };
+            [(rx, tx), (RX_BASIC, tx)]
+        }
+    }
+}
 
 /// TX queue `idx`'s qstats: its counters, with the XDP TX ring of its
 /// channel's RX queue (frames a program sent back out leave through the
@@ -80,5 +150,13 @@ impl QueueStats for Nic {
             dev.real_num_rx_queues() as usize,
             dev.real_num_tx_queues() as usize,
         )
+    }
+
+    fn reported(_dev: &NetDev, data: &NicPriv) -> (QueueRxFields, QueueTxFields) {
+        qstats_fields(data.me().personality())[0]
+    }
+
+    fn base_reported(_dev: &NetDev, data: &NicPriv) -> (QueueRxFields, QueueTxFields) {
+        qstats_fields(data.me().personality())[1]
     }
 }

@@ -1,7 +1,8 @@
 //! The netdev generic netlink family, as far as ncdevmem-rs and dmn-xfer
 //! need it: `bind-rx` and `bind-tx` a dma-buf (the binding lives as long as
 //! the socket that made it), `queue-create` leases, the RX queues' NAPI ids
-//! (`queue-get`) and the page pools (`page-pool-get`).
+//! (`queue-get`), the page pools (`page-pool-get`) and the queue
+//! statistics (`qstats-get`).
 
 use crate::netlink::{Genl, NlError, NlResult};
 use netlink_bindings::netdev::{self, QueueType};
@@ -170,6 +171,78 @@ pub fn rx_queue_napis(ifindex: u32) -> NlResult<Vec<QueueNapi>> {
         Some((id, q.get_napi_id().ok()))
     })?;
     Ok(queues.map(|q| q.into_iter().flatten().collect()))
+}
+
+/// One object of `qstats-get`: the device's totals, or one queue's
+/// (`("rx" | "tx", id)`), with the fields the driver reports, by their
+/// spec names ("rx-packets", ...), in the spec's order. (Counters as
+/// netlink-bindings 0.3.5 reads them: their low 32 bits.)
+#[derive(Debug, PartialEq, Eq, Default)]
+pub struct Qstats {
+    pub queue: Option<(&'static str, u32)>,
+    pub fields: Vec<(&'static str, u32)>,
+}
+
+/// The qstats of `ifindex`: its totals, or (`per_queue`) each queue's.
+pub fn qstats(ifindex: u32, per_queue: bool) -> NlResult<Vec<Qstats>> {
+    let mut sock = match Genl::open(FAMILY)? {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut request = netdev::Request::new().op_qstats_get_dump();
+    {
+        let enc = request.encode().push_ifindex(ifindex);
+        if per_queue {
+            // NETDEV_QSTATS_SCOPE_QUEUE
+            enc.push_scope(1);
+        }
+    }
+    sock.request(&request, |q| {
+        let queue = q.get_queue_id().ok().map(|id| {
+            let kind = if q.get_queue_type().ok() == Some(QueueType::Tx as u32) {
+                "tx"
+            } else {
+                "rx"
+            };
+            (kind, id)
+        });
+        let all = [
+            ("rx-packets", q.get_rx_packets()),
+            ("rx-bytes", q.get_rx_bytes()),
+            ("tx-packets", q.get_tx_packets()),
+            ("tx-bytes", q.get_tx_bytes()),
+            ("rx-alloc-fail", q.get_rx_alloc_fail()),
+            ("rx-hw-drops", q.get_rx_hw_drops()),
+            ("rx-hw-drop-overruns", q.get_rx_hw_drop_overruns()),
+            ("rx-csum-complete", q.get_rx_csum_complete()),
+            ("rx-csum-unnecessary", q.get_rx_csum_unnecessary()),
+            ("rx-csum-none", q.get_rx_csum_none()),
+            ("rx-csum-bad", q.get_rx_csum_bad()),
+            ("rx-hw-gro-packets", q.get_rx_hw_gro_packets()),
+            ("rx-hw-gro-bytes", q.get_rx_hw_gro_bytes()),
+            ("rx-hw-gro-wire-packets", q.get_rx_hw_gro_wire_packets()),
+            ("rx-hw-gro-wire-bytes", q.get_rx_hw_gro_wire_bytes()),
+            ("rx-hw-drop-ratelimits", q.get_rx_hw_drop_ratelimits()),
+            ("tx-hw-drops", q.get_tx_hw_drops()),
+            ("tx-hw-drop-errors", q.get_tx_hw_drop_errors()),
+            ("tx-csum-none", q.get_tx_csum_none()),
+            ("tx-needs-csum", q.get_tx_needs_csum()),
+            ("tx-hw-gso-packets", q.get_tx_hw_gso_packets()),
+            ("tx-hw-gso-bytes", q.get_tx_hw_gso_bytes()),
+            ("tx-hw-gso-wire-packets", q.get_tx_hw_gso_wire_packets()),
+            ("tx-hw-gso-wire-bytes", q.get_tx_hw_gso_wire_bytes()),
+            ("tx-hw-drop-ratelimits", q.get_tx_hw_drop_ratelimits()),
+            ("tx-stop", q.get_tx_stop()),
+            ("tx-wake", q.get_tx_wake()),
+        ];
+        Qstats {
+            queue,
+            fields: all
+                .into_iter()
+                .filter_map(|(name, v)| v.ok().map(|v| (name, v)))
+                .collect(),
+        }
+    })
 }
 
 /// A page pool as the kernel lists it (`page-pool-get`).

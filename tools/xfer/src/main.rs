@@ -431,6 +431,14 @@ enum Cmd {
     Demangle,
     /// Print "QUEUE NAPI_ID" for each RX queue of IFACE (0: none).
     NapiIds { iface: String },
+    /// Print IFACE's qstats (netdev qstats-get): one line of the totals,
+    /// "device name=value ...", or with --per-queue one per queue,
+    /// "rx|tx ID name=value ...": the fields its driver reports.
+    Qstats {
+        iface: String,
+        #[arg(long)]
+        per_queue: bool,
+    },
     /// Print the UDP datagrams reaching PORT for SECS seconds.
     UdpRecv { port: u16, secs: u64 },
 }
@@ -511,6 +519,18 @@ fn run(cmd: Cmd) -> Result<bool, String> {
             Ok(true)
         }
         Cmd::Demangle => demangle_lines().map(|()| true).map_err(io),
+        Cmd::Qstats { iface, per_queue } => {
+            let i = ncdevmem_rs::nic::ifindex(&iface).map_err(|e| e.to_string())?;
+            for q in flatten(ncdevmem_rs::netdev::qstats(i, per_queue))? {
+                let what = q
+                    .queue
+                    .map_or_else(|| "device".to_string(), |(t, id)| format!("{t} {id}"));
+                let fields: Vec<String> =
+                    q.fields.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                println!("{what} {}", fields.join(" "));
+            }
+            Ok(true)
+        }
         Cmd::NapiIds { iface } => {
             let i = ncdevmem_rs::nic::ifindex(&iface).map_err(|e| e.to_string())?;
             // One line per RX queue: "QUEUE NAPI_ID" (0: none).
@@ -632,6 +652,13 @@ mod tests {
             })
         );
         assert!(matches!(parse("napi-ids dmnic0"), Ok(Cmd::NapiIds { .. })));
+        assert!(matches!(
+            parse("qstats dmnic0 --per-queue"),
+            Ok(Cmd::Qstats {
+                per_queue: true,
+                ..
+            })
+        ));
         assert_eq!(
             parse("udp-recv 6666 30"),
             Ok(Cmd::UdpRecv {
