@@ -38,7 +38,7 @@ RUSTFMT_TOML = $(or $(KDIR),$(shell scripts/kdir test))/source/.rustfmt.toml
 TOOLS_TARGET := x86_64-unknown-linux-gnu
 TOOLS_BIN := tools/target/$(TOOLS_TARGET)/release
 
-.PHONY: all module tools bootstrap check stress selftests demo bench vm-run deb dkms-test fmt fmt-check clean
+.PHONY: all module tools bootstrap check stress selftests demo bench vm-run vm-pair deb dkms-test fmt fmt-check clean
 
 all: module tools
 
@@ -88,6 +88,12 @@ vm-run:
 	@$(MAKE) --no-print-directory tools
 	ko=$$($(if $(filter stock-%,$(KERNEL)),scripts/stock-kernel module,scripts/build-module test)) && \
 		VM_KO=$$ko scripts/vm-run "$(SCRIPT)" $(FILES)
+
+# Two guests on a wire (scripts/vm-pair), each kernel's module built first.
+vm-pair:
+	@test -n "$(SCRIPT_A)" -a -n "$(SCRIPT_B)" || { echo "usage: make vm-pair SCRIPT_A=file SCRIPT_B=file [FILES=\"a b ...\"] [KERNEL_A=stock-7.2] [KERNEL_B=stock-7.3]"; exit 2; }
+	@$(MAKE) --no-print-directory tools
+	scripts/vm-pair "$(SCRIPT_A)" "$(SCRIPT_B)" $(FILES)
 
 fmt:
 	rustfmt --edition 2021 --config-path $(RUSTFMT_TOML) $(RUST_SRCS)

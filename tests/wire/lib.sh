@@ -1,0 +1,69 @@
+#!/bin/bash
+# Helpers for scripts on a two-guest wire (scripts/vm-pair): each guest has
+# a virtio-net NIC on the wire (WIRE_ROLE a or b: MAC 52:54:00:77:00:0a or
+# :0b) and addresses 10.77.0.1 (A) and 10.77.0.2 (B), fd77::1 and fd77::2.
+
+WIRE_ROLE="${WIRE_ROLE:?WIRE_ROLE: a or b (scripts/vm-pair sets it)}"
+case $WIRE_ROLE in
+a) WIRE_ME=1 WIRE_PEER=2 ;;
+b) WIRE_ME=2 WIRE_PEER=1 ;;
+*) echo "WIRE_ROLE: a or b, not $WIRE_ROLE"; exit 2 ;;
+esac
+WIRE_PEER_IP=10.77.0.$WIRE_PEER
+WIRE_FAILED=0
+
+# The wire's interface: the NIC with this guest's MAC (virtio_net loaded
+# first where it is a module).
+wire_iface() {
+	local mac=52:54:00:77:00:0$WIRE_ROLE f
+	modprobe -q virtio_net 2>/dev/null
+	for f in /sys/class/net/*/address; do
+		[ "$(cat "$f")" = "$mac" ] && { basename "$(dirname "$f")"; return 0; }
+	done
+	return 1
+}
+
+# Brings the wire up with this guest's addresses; waits (up to 300 s: the
+# other guest may boot later, or slower) until the peer answers a ping.
+wire_up() {
+	local i
+	WIRE_IF=$(wire_iface) || { echo "no NIC with this guest's wire MAC"; return 1; }
+	ip link set lo up
+	ip link set "$WIRE_IF" up || return 1
+	ip addr add 10.77.0.$WIRE_ME/24 dev "$WIRE_IF" || return 1
+	ip -6 addr add fd77::$WIRE_ME/64 dev "$WIRE_IF" nodad || return 1
+	for ((i = 0; i < 300; i++)); do
+		ping -c 1 -W 1 "$WIRE_PEER_IP" >/dev/null 2>&1 && return 0
+	done
+	echo "the peer ($WIRE_PEER_IP) never answered on $WIRE_IF"
+	return 1
+}
+
+# Runs "$@" as test $1's body (after the name): "TEST name PASS|FAIL",
+# its output's "info:" lines always, its last lines on failure.
+wire_test() { # name command...
+	local name="$1" out t0
+	shift
+	t0=$(date +%s)
+	if out=$("$@" 2>&1); then
+		grep '^info:' <<<"$out" | sed "s|^|  $name: |"
+		echo "TEST $name PASS ($(($(date +%s) - t0))s)"
+	else
+		tail -5 <<<"$out" | sed "s|^|  $name: |"
+		echo "TEST $name FAIL: $(tail -1 <<<"$out")"
+		WIRE_FAILED=1
+	fi
+}
+
+# Sends BYTES of SEED's pattern to the peer's PORT, retrying for up to
+# 300 s until the peer listens.
+wire_send() { # port bytes seed
+	local i
+	for ((i = 0; i < 300; i++)); do
+		dmn-xfer send "$WIRE_PEER_IP" "$1" "$2" "$3" 2>/tmp/wire-send.err && return 0
+		grep -q "refused" /tmp/wire-send.err || { cat /tmp/wire-send.err; return 1; }
+		sleep 1
+	done
+	echo "the peer never listened on $1"
+	return 1
+}
