@@ -62,6 +62,7 @@ queue_stats! {
         bytes,
         alloc_fail,
         hw_drops,
+        csum_bad,
         hw_gro_packets,
         hw_gro_bytes,
         hw_gro_wire_packets,

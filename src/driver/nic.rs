@@ -280,8 +280,13 @@ queue_counters! {
         /// are device memory, where the personality's driver drops them (gve,
         /// mlx5).
         unsplit_drops,
-        /// Frames dropped: ring full, queue down, DMA failure, or too large for
-        /// the XDP program.
+        /// TCP segments whose sender wrote the checksum (forwarded or raw)
+        /// and whose sum the device found bad: delivered unverified, or
+        /// dropped (counted in `drops` too) when their payload went to device
+        /// memory, where the stack cannot check it.
+        csum_bad => csum_bad,
+        /// Frames dropped: ring full, queue down, DMA failure, too large for
+        /// the XDP program, or an unverified checksum over device memory.
         drops => hw_drops,
         /// Packets coalesced from two or more frames (`rx-gro-hw`) delivered.
         gro_packets => hw_gro_packets,

@@ -319,6 +319,10 @@ pub(super) enum RxError {
     /// This NIC cannot split the frame and its payload buffers are device
     /// memory the driver cannot map (the personality drops it).
     Unsplit,
+    /// A frame whose checksum the device could not verify (bad, or not a
+    /// TCP segment it checks) would have its payload split into device
+    /// memory, where the stack cannot check it either: dropped.
+    CsumUnverified,
 }
 
 impl From<Error> for RxError {
@@ -375,6 +379,7 @@ impl NapiPoll for RxQueue {
                 Err(RxError::NoBuffer) => self.stats.alloc_fail.add(1),
                 Err(RxError::Fault) => self.stats.drops.add_shared(1),
                 Err(RxError::Unsplit) => self.stats.unsplit_drops.add(1),
+                Err(RxError::CsumUnverified) => self.stats.drops.add_shared(1),
             }
             run.add(peer, txq);
         }
@@ -551,6 +556,21 @@ impl RxQueue {
         let placement =
             mem.profile
                 .placement(&shape, mem.split, self.hds_thresh(), room, mem.devmem);
+        // The device's receive checksum engine: a sum the sender left to
+        // the device is written below; a complete one (a frame forwarded
+        // onto the wire, or a raw socket's) is verified, as a NIC does.
+        // (`None`: a partial sum; `Some(None)`: not a segment it checks.)
+        let verdict = (!frame.csum_partial()).then(|| self.rx_csum(wire, peek, len));
+        let into_device_memory = mem.devmem
+            && matches!(placement, Placement::Split { head }
+                if build_size(head as u32) as usize <= kernel::page::PAGE_SIZE);
+        if into_device_memory && verdict.is_some_and(|v| v != Some(true)) {
+            // The stack could not check a sum over device memory either.
+            if verdict == Some(Some(false)) {
+                self.stats.csum_bad.add(1);
+            }
+            return Err(RxError::CsumUnverified);
+        }
         let mut split = false;
         let mut skb = match placement {
             Placement::Split { head }
@@ -582,15 +602,32 @@ impl RxQueue {
                 skb
             }
         };
-        if frame.csum_partial() {
-            // The sender left the checksum to the "hardware": write it (what
-            // packet sockets on this side see), and as the virtual wire cannot
-            // corrupt it, report it verified.
-            skb.fill_tx_csum(frame);
-            skb.set_csum_unnecessary();
+        match verdict {
+            None => {
+                // The sender left the checksum to the "hardware": write it
+                // (what packet sockets on this side see), and as the virtual
+                // wire cannot corrupt it, report it verified.
+                skb.fill_tx_csum(frame);
+                skb.set_csum_unnecessary();
+            }
+            Some(Some(true)) => skb.set_csum_unnecessary(),
+            Some(Some(false)) => self.stats.csum_bad.add(1),
+            // Not checked: the stack checks it, in host memory.
+            Some(None) => {}
         }
         skb.copy_gso_from(frame);
         Ok((skb, split))
+    }
+
+    /// Whether the TCP checksum of a frame whose sender wrote its own sum
+    /// holds (over the IP datagram: Ethernet padding is not summed); `None`
+    /// for frames the device does not check (not a TCP segment it parses),
+    /// which the stack checks in host memory.
+    fn rx_csum(&self, wire: &Wire<'_>, peek: &[u8], len: usize) -> Option<bool> {
+        let l = parse_prefix(peek, len).tcp.ok()?;
+        let end = l.header_len + l.payload_len;
+        let seg = parse_segment(peek, end)?;
+        Some(self.tcp_sum_holds(wire, peek, &seg, end))
     }
 
     /// Whether a segment's TCP checksum holds, as a NIC verifies each segment
@@ -602,12 +639,18 @@ impl RxQueue {
         if frame.csum_partial() || frame.segments() > 1 {
             return true;
         }
+        self.tcp_sum_holds(wire, peek, seg, frame.len())
+    }
+
+    /// Whether the TCP checksum of segment `seg`, whose IP datagram ends at
+    /// byte `end` of the frame, holds.
+    fn tcp_sum_holds(&self, wire: &Wire<'_>, peek: &[u8], seg: &Segment, end: usize) -> bool {
         let from = usize::from(seg.tcp_off);
         let Ok(mut src) = wire.reader(from) else {
             return false;
         };
         let mut sum = tcp_pseudo_sum(peek, seg);
-        let mut left = frame.len() - from;
+        let mut left = end.saturating_sub(from);
         // Even-sized chunks (all but the last), as csum_add wants.
         let mut chunk = [0u8; 256];
         while left > 0 {

@@ -283,7 +283,7 @@ qstats_all() {
 		dmn-xfer send 10.9.0.2 $port $((256 * 1024)) 5 >/dev/null 2>&1 || { echo "$p: send failed"; return 1; }
 		wait $rpid || { echo "$p: the transfer failed"; return 1; }
 		case $p in
-		strict) want="$basic rx-hw-drops rx-hw-gro-packets rx-hw-gro-bytes rx-hw-gro-wire-packets rx-hw-gro-wire-bytes tx-hw-drops tx-hw-gso-packets tx-hw-gso-bytes tx-hw-gso-wire-packets tx-stop tx-wake" ;;
+		strict) want="$basic rx-hw-drops rx-csum-bad rx-hw-gro-packets rx-hw-gro-bytes rx-hw-gro-wire-packets rx-hw-gro-wire-bytes tx-hw-drops tx-hw-gso-packets tx-hw-gso-bytes tx-hw-gso-wire-packets tx-stop tx-wake" ;;
 		gve) want="$basic" ;;
 		bnxt) want="$basic rx-hw-gro-packets rx-hw-gro-wire-packets" ;;
 		mlx5) want="$basic rx-hw-gro-packets rx-hw-gro-wire-packets rx-hw-gro-wire-bytes tx-hw-gso-packets tx-hw-gso-bytes tx-stop tx-wake" ;;

@@ -49,7 +49,7 @@ wire_test() { # name command...
 		grep '^info:' <<<"$out" | sed "s|^|  $name: |"
 		echo "TEST $name PASS ($(($(date +%s) - t0))s)"
 	else
-		tail -5 <<<"$out" | sed "s|^|  $name: |"
+		tail -20 <<<"$out" | sed "s|^|  $name: |"
 		echo "TEST $name FAIL: $(tail -1 <<<"$out")"
 		WIRE_FAILED=1
 	fi
