@@ -39,14 +39,22 @@ wire_up() {
 	return 1
 }
 
+# The booted kernel's features (scripts/kernel-features, from vm-run).
+has_feature() { [[ " ${DMN_FEATURES-} " == *" $1 "* ]]; }
+
 # Runs "$@" as test $1's body (after the name): "TEST name PASS|FAIL",
-# its output's "info:" lines always, its last lines on failure.
+# or SKIP when it succeeded saying "skip: why"; its output's "info:" lines
+# always, its last lines on failure.
 wire_test() { # name command...
 	local name="$1" out t0
 	shift
 	t0=$(date +%s)
 	if out=$("$@" 2>&1); then
 		grep '^info:' <<<"$out" | sed "s|^|  $name: |"
+		if grep -q '^skip:' <<<"$out"; then
+			echo "TEST $name SKIP: $(sed -n 's/^skip: //p' <<<"$out" | head -1)"
+			return
+		fi
 		echo "TEST $name PASS ($(($(date +%s) - t0))s)"
 	else
 		tail -20 <<<"$out" | sed "s|^|  $name: |"
