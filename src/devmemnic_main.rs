@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! devmemnic: virtual NIC pairs that support device memory TCP.
+//! devmemnic: virtual NICs that support device memory TCP: pairs, and
+//! devices stacked on an Ethernet device (the `devmemnic` link kind).
 //!
 //! Layers, one folder each: `abstractions` (safe APIs over the kernel's C
 //! interfaces; every `unsafe` block and every difference between kernels),
@@ -20,8 +21,11 @@ mod logic;
 #[cfg(CONFIG_KUNIT)]
 mod tests;
 
-use abstractions::{debugfs::DebugfsRoot, params};
-use driver::pair::{Pair, PairShape};
+use abstractions::{debugfs::DebugfsRoot, link::LinkRegistration, params};
+use driver::{
+    nic::Nic,
+    pair::{Pair, PairShape, MAX_MTU},
+};
 use kernel::{prelude::*, sync::Arc};
 use logic::personality::Personality;
 
@@ -93,6 +97,9 @@ impl Params {
 }
 
 struct Devmemnic {
+    /// The `devmemnic` link kind: devices stacked on other devices (`ip
+    /// link add dmn0 link eth0 type devmemnic`), deleted first on unload.
+    _link: LinkRegistration<Nic>,
     /// Device pairs: `dmnic0`/`dmnic1`, `dmnic2`/`dmnic3`, ...
     pairs: KVec<Pair>,
 }
@@ -111,6 +118,8 @@ impl kernel::Module for Devmemnic {
             pairs.push(pair, GFP_KERNEL)?;
         }
         drop::<Arc<DebugfsRoot>>(debugfs);
+        let link = LinkRegistration::<Nic>::register(params.shape.max_queues, MAX_MTU)
+            .inspect_err(|e| pr_err!("registering the devmemnic link kind failed: {:?}\n", e))?;
         pr_info!(
             "{} pairs (dmnic0..dmnic{}), {} of {} queues per device in use, parents devmemnic.0..devmemnic.{}, personality {}\n",
             params.pairs,
@@ -120,7 +129,7 @@ impl kernel::Module for Devmemnic {
             params.pairs * 2 - 1,
             params.shape.personality.name()
         );
-        Ok(Self { pairs })
+        Ok(Self { _link: link, pairs })
     }
 }
 

@@ -161,6 +161,17 @@ impl Extack {
         Self(extack)
     }
 
+    /// No extack: messages go nowhere (a change no request asked for).
+    pub(crate) fn none() -> Self {
+        // INVARIANT: null.
+        Self(core::ptr::null_mut())
+    }
+
+    /// The raw extack (null or valid for the callback), for other abstractions.
+    pub(super) fn as_raw(&self) -> *mut bindings::netlink_ext_ack {
+        self.0
+    }
+
     /// Sets the message userspace sees with the error.
     pub(crate) fn msg(&self, msg: &'static CStr) {
         if !self.0.is_null() {

@@ -20,6 +20,7 @@ pub(crate) mod ethtool;
 #[macro_use]
 pub(crate) mod kunit;
 pub(crate) mod irq;
+pub(crate) mod link;
 pub(crate) mod module;
 pub(crate) mod module_ref;
 pub(crate) mod napi;

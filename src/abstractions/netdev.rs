@@ -25,9 +25,10 @@ use kernel::{error::to_result, prelude::*, str::CStr, sync::Arc};
 ///
 /// # Invariants
 ///
-/// The wrapped `net_device` was allocated by [`NetDevAlloc`] (so its private
-/// area is a [`DevPriv`] and its parent device is set and outlives it) and is
-/// not freed for as long as the reference exists.
+/// The wrapped `net_device` was allocated by [`NetDevAlloc`] or made by a
+/// link kind (`link.rs`), so its private area is a [`DevPriv`] and its parent
+/// device is set and outlives it, and is not freed for as long as the
+/// reference exists.
 #[repr(transparent)]
 pub(crate) struct NetDev(kernel::types::Opaque<bindings::net_device>);
 
@@ -307,11 +308,15 @@ impl Drop for OpsLock<'_> {
 #[repr(C)]
 pub(super) struct DevPriv {
     /// `Arc<T::Priv>` from `Arc::into_raw`.
-    data: *const c_void,
+    pub(super) data: *const c_void,
     /// The other device of a [`NetDevPair`], or null.
     peer: *mut bindings::net_device,
-    /// The `T` of the `NetDevAlloc<T>` that made the device ([`NetDev::data`]).
+    /// The `T` of the `NetDevAlloc<T>` (or link kind) that made the device
+    /// ([`NetDev::data`]).
     owner: TypeId,
+    /// A link device's `ethtool_ops` copy (`KBox::into_raw`), freed by its
+    /// destructor; null for [`NetDevAlloc`]'s, which keeps its own.
+    pub(super) owned_ethtool_ops: *mut bindings::ethtool_ops,
 }
 
 /// Returns the `Priv` a device's private area holds.
@@ -393,11 +398,9 @@ impl<T: NetDevOps> NetDevAlloc<T> {
         data: Arc<T::Priv>,
     ) -> Result<Self> {
         let priv_size = i32::try_from(core::mem::size_of::<DevPriv>()).map_err(|_| EINVAL)?;
-        let active = cfg.active_queues;
-        if active == 0 || active > cfg.tx_queues || active > cfg.rx_queues {
+        if cfg.active_queues == 0 {
             return Err(EINVAL);
         }
-        let ethtool_ops = vtables.ethtool_copy(cfg)?;
         // SAFETY: `name` is NUL-terminated and copied by the call; `ether_setup` is the
         // core's own setup function.
         let raw = unsafe {
@@ -411,43 +414,20 @@ impl<T: NetDevOps> NetDevAlloc<T> {
             )
         };
         let ptr = NonNull::new(raw).ok_or(ENOMEM)?;
-        // SAFETY: `raw` is allocated with at least `active` queues each way
-        // (checked above) and not registered, so no lock is needed.
-        let set = unsafe { bindings::netif_set_real_num_queues(raw, active, active) };
-        if let Err(e) = to_result(set) {
-            // SAFETY: allocated above, never registered, private area unused.
-            unsafe { bindings::free_netdev(raw) };
-            return Err(e);
-        }
-        let data = Arc::into_raw(data).cast::<c_void>();
-        // SAFETY: `raw` is a fresh device with a private area of `priv_size` bytes;
-        // nothing else sees it before registration. The tables are `T`'s (the
-        // `Vtables<T>` type says so), matching the `Arc<T::Priv>` stored here;
-        // the `ethtool_ops` copy is kept in `self` until after `free_netdev()`.
-        unsafe {
-            bindings::dmn_netdev_priv(raw)
-                .cast::<DevPriv>()
-                .write(DevPriv {
-                    data,
-                    peer: core::ptr::null_mut(),
-                    owner: TypeId::of::<T>(),
-                });
-            bindings::dmn_netdev_set_parent(raw, parent.as_raw_device());
-            bindings::dmn_eth_hw_addr_random(raw);
-            vtables.install(raw, ethtool_ops.as_deref());
-            (*raw).min_mtu = cfg.min_mtu;
-            (*raw).max_mtu = cfg.max_mtu;
-            (*raw).hw_features = cfg.features | cfg.offered_features;
-            (*raw).features = cfg.features;
-            if cfg.devmem_tx {
-                bindings::dmn_netdev_init_netmem_tx(raw);
+        // SAFETY: a fresh device, private area of `DevPriv`'s size (zeroed),
+        // not registered.
+        let ethtool_ops = match unsafe { init_device(raw, parent, cfg, vtables, data, false) } {
+            Ok(ops) => ops,
+            Err(e) => {
+                // SAFETY: allocated above, never registered, private area unused
+                // (`init_device` writes it only on success).
+                unsafe { bindings::free_netdev(raw) };
+                return Err(e);
             }
-            if T::HAS_XDP_SETUP {
-                // What the trampolines of `ndo_bpf` and the driver's receive
-                // path give: PASS, DROP, TX and multi-buffer frames.
-                bindings::dmn_netdev_set_xdp_features(raw);
-            }
-        }
+        };
+        // SAFETY: as above; the link devices of `link.rs` get theirs from
+        // the core.
+        unsafe { bindings::dmn_eth_hw_addr_random(raw) };
         // INVARIANT: allocated with `T`'s ops, a parent, and an `Arc<T::Priv>`.
         Ok(Self {
             ptr,
@@ -514,6 +494,81 @@ impl<T: NetDevOps> Drop for NetDevAlloc<T> {
         // The device no longer points at its `ethtool_ops`.
         drop(self.ethtool_ops.take());
     }
+}
+
+/// Sets up a device allocated with a [`DevPriv`] private area (by
+/// [`NetDevAlloc`], or by the core for a link kind): queue counts, the
+/// private data, parent, ops tables, MTU limits and features. Returns the
+/// device's `ethtool_ops` copy, or keeps it in the private area for the
+/// device's destructor (`own_ethtool`).
+///
+/// # Safety
+///
+/// `raw` is allocated, not registered, with a zeroed private area of
+/// `DevPriv`'s size and `cfg`'s queue counts; `parent` outlives it; a kept
+/// `ethtool_ops` copy and the data are released by the device's destructor.
+pub(super) unsafe fn init_device<T: NetDevOps>(
+    raw: *mut bindings::net_device,
+    parent: &PlatformDevice,
+    cfg: &NetDevConfig<'_>,
+    vtables: Vtables<T>,
+    data: Arc<T::Priv>,
+    own_ethtool: bool,
+) -> Result<Option<KBox<bindings::ethtool_ops>>> {
+    let active = cfg.active_queues;
+    // SAFETY: allocated (the caller's guarantee).
+    let (txqs, rxqs) = unsafe { ((*raw).num_tx_queues, (*raw).num_rx_queues) };
+    if cfg.tx_queues != txqs || cfg.rx_queues != rxqs {
+        return Err(EINVAL);
+    }
+    if active == 0 || active > cfg.tx_queues || active > cfg.rx_queues {
+        return Err(EINVAL);
+    }
+    let mut ethtool_ops = vtables.ethtool_copy(cfg)?;
+    // SAFETY: `raw` is allocated with at least `active` queues each way
+    // (checked above) and not registered, so no lock is needed.
+    to_result(unsafe { bindings::netif_set_real_num_queues(raw, active, active) })?;
+    let ops_ptr = ethtool_ops
+        .as_deref()
+        .map_or(core::ptr::null(), core::ptr::from_ref);
+    let owned_ethtool_ops = if own_ethtool {
+        ethtool_ops
+            .take()
+            .map_or(core::ptr::null_mut(), KBox::into_raw)
+    } else {
+        core::ptr::null_mut()
+    };
+    let data = Arc::into_raw(data).cast::<c_void>();
+    // SAFETY: `raw` is a fresh device with a zeroed `DevPriv` private area;
+    // nothing else sees it before registration. The tables are `T`'s (the
+    // `Vtables<T>` type says so), matching the `Arc<T::Priv>` stored here;
+    // the `ethtool_ops` copy lives until after the device is freed (kept by
+    // the caller or the destructor).
+    unsafe {
+        bindings::dmn_netdev_priv(raw)
+            .cast::<DevPriv>()
+            .write(DevPriv {
+                data,
+                peer: core::ptr::null_mut(),
+                owner: TypeId::of::<T>(),
+                owned_ethtool_ops,
+            });
+        bindings::dmn_netdev_set_parent(raw, parent.as_raw_device());
+        vtables.install(raw, ops_ptr.as_ref());
+        (*raw).min_mtu = cfg.min_mtu;
+        (*raw).max_mtu = cfg.max_mtu;
+        (*raw).hw_features = cfg.features | cfg.offered_features;
+        (*raw).features = cfg.features;
+        if cfg.devmem_tx {
+            bindings::dmn_netdev_init_netmem_tx(raw);
+        }
+        if T::HAS_XDP_SETUP {
+            // What the trampolines of `ndo_bpf` and the driver's receive
+            // path give: PASS, DROP, TX and multi-buffer frames.
+            bindings::dmn_netdev_set_xdp_features(raw);
+        }
+    }
+    Ok(ethtool_ops)
 }
 
 /// Two devices wired to each other (each is the other's [`NetDev::peer`]).

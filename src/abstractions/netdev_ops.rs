@@ -76,6 +76,12 @@ pub(crate) trait NetDevOps: Sized + 'static {
         build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
     }
 
+    /// `ndo_get_iflink`: the interface index of the device this one sends
+    /// through (`ip link` shows `dev@lower`).
+    fn get_iflink(_dev: &NetDev, _data: &Self::Priv) -> i32 {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
+
     /// `ndo_bpf`'s `XDP_SETUP_PROG`: attach `prog` in native mode (or detach
     /// with `None`). A driver that refuses hands the program back with the
     /// error (the core keeps that reference).
@@ -245,6 +251,16 @@ impl<T: NetDevOps> OpsTable<T> {
         batch.taken() as i32
     }
 
+    /// # Safety
+    ///
+    /// Called by the core with a live device of ours.
+    unsafe extern "C" fn get_iflink(dev: *const bindings::net_device) -> i32 {
+        let dev = dev.cast_mut();
+        // SAFETY: the core passes a live device of ours (read only here).
+        let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
+        T::get_iflink(nd, data)
+    }
+
     const VTABLE: bindings::net_device_ops = {
         // SAFETY: all-zeroes is a valid `net_device_ops` (every callback absent).
         let mut ops: bindings::net_device_ops = unsafe { core::mem::zeroed() };
@@ -256,6 +272,9 @@ impl<T: NetDevOps> OpsTable<T> {
         }
         if T::HAS_CHANGE_MTU {
             ops.ndo_change_mtu = Some(Self::change_mtu);
+        }
+        if T::HAS_GET_IFLINK {
+            ops.ndo_get_iflink = Some(Self::get_iflink);
         }
         if T::HAS_XDP_SETUP {
             ops.ndo_bpf = Some(Self::bpf);

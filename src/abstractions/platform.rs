@@ -27,8 +27,12 @@ unsafe impl Send for PlatformDevice {}
 // thread-safe driver-core and DMA functions.
 unsafe impl Sync for PlatformDevice {}
 
+/// An instance id the core picks (`name.N.auto`).
+pub(crate) const PLATFORM_DEVID_AUTO: i32 = -2;
+
 impl PlatformDevice {
-    /// Registers `name.id` with a DMA mask of `dma_bits` bits.
+    /// Registers `name.id` (or `name.N.auto` for [`PLATFORM_DEVID_AUTO`])
+    /// with a DMA mask of `dma_bits` bits.
     pub(crate) fn register(name: &'static CStr, id: i32, dma_bits: u32) -> Result<Self> {
         if !(32..=64).contains(&dma_bits) {
             return Err(EINVAL);

@@ -130,6 +130,33 @@ impl SkBuff {
         FrameReader::new(self, sender, offset)?.read(out)
     }
 
+    /// A copy of this frame in host memory, its bytes read as the NIC's DMA
+    /// engine reads a frame `sender` sent (device-memory frags by bus
+    /// address), its metadata (headers, checksum and GSO state) kept: what
+    /// a device that cannot read device memory is handed.
+    pub(crate) fn copy_to_host(&self, sender: &NetDev) -> Result<SkBuff> {
+        // SAFETY: the skb is valid (type invariant); the helper only reads it.
+        let raw = unsafe { bindings::dmn_skb_copy_shape(self.ptr.as_ptr()) };
+        if raw.is_null() {
+            return Err(ENOMEM);
+        }
+        // SAFETY: a new skb, ours.
+        let mut copy = unsafe { SkBuff::from_raw(raw) };
+        let mut reader = FrameReader::new(self, Some(sender), 0)?;
+        reader.read(copy.head_mut().ok_or(EINVAL)?)?;
+        for i in 0..copy.nr_frags() {
+            // SAFETY: the copy is ours and `i` is below its frag count.
+            let size = unsafe { bindings::dmn_skb_frag_size(copy.ptr.as_ptr(), i) } as usize;
+            // SAFETY: as above; its frags are host pages of its own.
+            let addr = unsafe { bindings::dmn_skb_frag_address(copy.ptr.as_ptr(), i) };
+            // SAFETY: frag `i` is `size` bytes at `addr`, in pages only this
+            // new skb references, and `&mut copy` is held.
+            let frag = unsafe { core::slice::from_raw_parts_mut(addr.cast::<u8>(), size) };
+            reader.read(frag)?;
+        }
+        Ok(copy)
+    }
+
     /// The TX queue the core chose.
     pub(crate) fn queue_mapping(&self) -> u16 {
         // SAFETY: the skb is valid (type invariant).
@@ -497,7 +524,8 @@ impl<'a> FrameReader<'a> {
 
     /// Reads the next `out.len()` bytes. `EINVAL` past the frame's end;
     /// `EFAULT` if a frag of an unreadable frame has no bus address or is not
-    /// reachable as RAM, or the frags end before the frame does.
+    /// reachable as RAM, or its frags end before the frame does (a readable
+    /// frame's frag list is read).
     pub(crate) fn read(&mut self, out: &mut [u8]) -> Result {
         self.fill(&mut DeviceBytes::from_slice(out))
     }
@@ -533,7 +561,20 @@ impl DmaSource for FrameReader<'_> {
                 }
             }
             if self.frag == self.nr_frags {
-                return Err(EFAULT);
+                if !self.readable {
+                    return Err(EFAULT);
+                }
+                // Past the frags: a frag list (what a lower device's GRO
+                // chains), which the core's copy walks.
+                let n = end - self.pos;
+                let mut dst = out.window(done, n)?;
+                // SAFETY: the skb is valid and host memory; `pos + n` is inside
+                // it (checked at the top); `dst` is writable for `n` bytes.
+                kernel::error::to_result(unsafe {
+                    bindings::skb_copy_bits(raw, self.pos as i32, dst.as_mut_ptr().cast(), n as i32)
+                })?;
+                self.pos += n;
+                break;
             }
             let in_frag = self.pos - self.frag_start;
             let n = (self.frag_size - in_frag).min(end - self.pos);

@@ -5,7 +5,7 @@
 
 use super::{
     nic::{Nic, NicPriv},
-    queues, stats, tx, xdp,
+    queues, stacked, stats, tx, xdp,
 };
 use crate::abstractions::{
     ethtool::Extack,
@@ -30,6 +30,9 @@ impl NetDevOps for Nic {
             return Err(e);
         }
         dev.tx_start_all();
+        if let Some(st) = data.stacked() {
+            stacked::open(dev, st);
+        }
         // The core sets the running flag after `ndo_open` returns: decide on the
         // peer's state alone here.
         if let Some(peer) = dev.peer() {
@@ -45,6 +48,9 @@ impl NetDevOps for Nic {
         dev.carrier_off();
         if let Some(peer) = dev.peer() {
             peer.carrier_off();
+        }
+        if let Some(st) = data.stacked() {
+            stacked::stop(dev, st);
         }
         dev.tx_stop_all();
         queues::stop_all(dev, data);
@@ -65,8 +71,19 @@ impl NetDevOps for Nic {
         if !xdp::mtu_allowed(data, mtu) {
             return Err(EINVAL);
         }
+        // A stacked device's frames must fit its lower device.
+        if let Some(st) = data.stacked() {
+            if !stacked::mtu_allowed(st, mtu) {
+                return Err(EINVAL);
+            }
+        }
         dev.set_mtu_field(mtu);
         Ok(())
+    }
+
+    fn get_iflink(dev: &NetDev, data: &NicPriv) -> i32 {
+        data.stacked()
+            .map_or_else(|| dev.ifindex(), |st| stacked::iflink(dev, st))
     }
 
     fn xdp_setup(

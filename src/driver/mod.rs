@@ -19,6 +19,7 @@ pub(crate) mod queues;
 pub(crate) mod rx;
 pub(crate) mod rx_gro;
 pub(crate) mod rx_xdp;
+pub(crate) mod stacked;
 pub(crate) mod stats;
 pub(crate) mod tx;
 pub(crate) mod xdp;

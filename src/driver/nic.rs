@@ -14,14 +14,17 @@
 
 use super::{
     rx::{QueueMem, RxQueue},
+    stacked::Stacked,
     tx::TxQueue,
 };
 use crate::abstractions::qstats::{QueueRxStats, QueueTxStats};
 use crate::abstractions::{
+    delay::msleep,
     delayed_call::{DelayedCall, DelayedCallback},
     irq::IrqDomain,
     platform::PlatformDevice,
     rcu::RcuBox,
+    skb::flush_deferred_skbs,
     xdp::XdpSlot,
 };
 use crate::logic::{
@@ -146,6 +149,41 @@ impl Side {
     }
 }
 
+impl Side {
+    /// After the device is unregistered: waits for the devmem buffers still
+    /// out of retired pools to come back, so their release, which frees the
+    /// binding and detaches the dma-buf from the parent device, happens while
+    /// the parent lives; if they do not, keeps the parent forever.
+    pub(crate) fn wait_for_buffers(&self) {
+        let mut waited = 0;
+        while {
+            flush_deferred_skbs();
+            self.reap() > 0
+        } && waited < POOL_RELEASE_WAIT_MS
+        {
+            if waited % 5000 == 0 {
+                pr_info!("waiting for devmem buffers still out to return\n");
+                for m in self.graveyard.lock().iter().flatten() {
+                    m.debug();
+                }
+            }
+            msleep(50);
+            waited += 50;
+        }
+        if self.reap() > 0 {
+            // A process still holds buffers: never free the parent under them.
+            pr_warn!(
+                "devmem buffers still out after {} s; keeping the parent device\n",
+                POOL_RELEASE_WAIT_MS / 1000
+            );
+            self.parent.pin_forever();
+        }
+    }
+}
+
+/// How long teardown waits for page pools with buffers in flight.
+const POOL_RELEASE_WAIT_MS: u32 = 30_000;
+
 /// How often retired memory is checked for its buffers' return.
 const REAP_INTERVAL_MS: u32 = 200;
 
@@ -177,21 +215,37 @@ impl PairState {
     }
 }
 
-/// A device's private data: its pair and which side it is.
-pub(crate) struct NicPriv {
-    pub(crate) pair: Arc<PairState>,
-    pub(crate) side: usize,
+/// A device's private data: the queues and state it was made with.
+pub(crate) enum NicPriv {
+    /// One device of a pair (`pair.rs`): its pair and which side it is.
+    Paired { pair: Arc<PairState>, side: usize },
+    /// A device stacked on a lower device (`stacked.rs`).
+    Stacked(Arc<Stacked>),
 }
 
 impl NicPriv {
     /// This device's side.
     pub(crate) fn me(&self) -> &Side {
-        self.pair.side(self.side)
+        match self {
+            Self::Paired { pair, side } => pair.side(*side),
+            Self::Stacked(st) => &st.side,
+        }
     }
 
-    /// The other device's side.
-    pub(crate) fn peer(&self) -> &Side {
-        self.pair.side(1 - self.side)
+    /// The other device's side (a pair's).
+    pub(crate) fn peer(&self) -> Option<&Side> {
+        match self {
+            Self::Paired { pair, side } => Some(pair.side(1 - *side)),
+            Self::Stacked(_) => None,
+        }
+    }
+
+    /// The stacked device's state, if this is one.
+    pub(crate) fn stacked(&self) -> Option<&Stacked> {
+        match self {
+            Self::Paired { .. } => None,
+            Self::Stacked(st) => Some(st),
+        }
     }
 }
 

@@ -16,19 +16,22 @@ use super::{
 use crate::abstractions::{
     boxed::box_copy,
     debugfs::DebugfsRoot,
-    delay::msleep,
     delayed_call::DelayedCall,
     irq::{IrqDomain, IrqLine},
     netdev::{default_features, feature_gro_hw, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
     page_pool::wait_for_provider_release,
     platform::PlatformDevice,
     rcu::RcuBox,
-    skb::flush_deferred_skbs,
     xdp::XdpSlot,
 };
 use crate::logic::{personality::Personality, steering::Steering, toeplitz::DEFAULT_RSS_KEY};
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
-use kernel::{c_str, prelude::*, str::CString, sync::Arc};
+use kernel::{
+    c_str,
+    prelude::*,
+    str::{CStr, CString},
+    sync::Arc,
+};
 
 /// Smallest MTU (IPv4's minimum).
 pub(crate) const MIN_MTU: u32 = 68;
@@ -37,6 +40,7 @@ pub(crate) const MAX_MTU: u32 = 9216;
 
 /// How many queues each device of a pair has and uses, and how its RSS-context
 /// rules pick a queue.
+#[derive(Clone, Copy)]
 pub(crate) struct PairShape {
     /// Queues in use at creation (`ethtool -l`'s current combined count).
     pub(crate) queues: u32,
@@ -50,16 +54,17 @@ pub(crate) struct PairShape {
     pub(crate) personality: Personality,
 }
 
-/// Side `devnum` (of `dmnic{devnum}`) of a pair shaped `shape`.
-fn new_side(
+/// The queues and state of device `name` (its interrupt lines are named
+/// after it), shaped `shape`.
+pub(crate) fn new_side(
     parent: PlatformDevice,
-    devnum: u32,
+    name: &CStr,
     shape: &PairShape,
 ) -> Result<impl PinInit<Side, Error>> {
     let max = shape.max_queues;
     let personality = shape.personality;
     let profile = personality.profile();
-    let irqs = IrqDomain::new(&CString::try_from_fmt(format_args!("dmnic{devnum}"))?, max)?;
+    let irqs = IrqDomain::new(name, max)?;
     let mut rxqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
     let mut txqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
     for i in 0..max {
@@ -67,8 +72,11 @@ fn new_side(
             RxQueue::new(i, profile.ring_default, profile.hds_thresh_default())?,
             GFP_KERNEL,
         )?;
-        let name = CString::try_from_fmt(format_args!("dmnic{devnum}-rx-{i}"))?;
-        IrqLine::request(q.as_ref(), &irqs, i, &name)?;
+        let irq_name = CString::try_from_fmt(format_args!(
+            "{}-rx-{i}",
+            name.to_str().map_err(|_| EINVAL)?
+        ))?;
+        IrqLine::request(q.as_ref(), &irqs, i, &irq_name)?;
         rxqs.push(q, GFP_KERNEL)?;
         txqs.push(TxQueue::default(), GFP_KERNEL)?;
     }
@@ -112,10 +120,11 @@ impl Pair {
             PlatformDevice::register(c_str!("devmemnic"), id(1)?, 64)?,
         ];
         let [p0, p1] = parents;
+        let name = |side: u32| CString::try_from_fmt(format_args!("dmnic{}", 2 * n + side));
         let pair = Arc::pin_init(
             try_pin_init!(PairState {
-                side0 <- new_side(p0, 2 * n, shape)?,
-                side1 <- new_side(p1, 2 * n + 1, shape)?,
+                side0 <- new_side(p0, &name(0)?, shape)?,
+                side1 <- new_side(p1, &name(1)?, shape)?,
             }? Error),
             GFP_KERNEL,
         )?;
@@ -136,7 +145,7 @@ impl Pair {
                 rss_rxnfc_adds: shape.rss_queue_offset,
             };
             let data = Arc::new(
-                NicPriv {
+                NicPriv::Paired {
                     pair: pair.clone(),
                     side,
                 },
@@ -184,7 +193,7 @@ impl NicPriv {
     /// The private data of side `side` of `pair`, as its callbacks get it.
     #[cfg_attr(not(CONFIG_KUNIT), allow(dead_code))]
     pub(crate) fn for_test(pair: &Pair, side: usize) -> Self {
-        Self {
+        Self::Paired {
             pair: pair.state.clone(),
             side,
         }
@@ -204,44 +213,14 @@ impl Pair {
     }
 }
 
-/// How long teardown waits for page pools with buffers in flight.
-const POOL_RELEASE_WAIT_MS: u32 = 30_000;
-
 impl Drop for Pair {
     fn drop(&mut self) {
         // Unregistering closes both devices: NAPIs removed (which frees what
-        // GRO still held), queue memory retired. Devmem
-        // pools with buffers still out are kept (`Side::retire`) until the
-        // buffers come back, so their release, which frees the binding and
-        // detaches the dma-buf from our parent device, happens while the parent
-        // lives: wait for them here. The devices are freed as `devs` drops, and
-        // the parents with `state`, after this.
+        // GRO still held), queue memory retired. The devices are freed as
+        // `devs` drops, and the parents with `state`, after this.
         self.devs.unregister();
         for side in 0..2 {
-            let s = self.state.side(side);
-            let mut waited = 0;
-            while {
-                flush_deferred_skbs();
-                s.reap() > 0
-            } && waited < POOL_RELEASE_WAIT_MS
-            {
-                if waited % 5000 == 0 {
-                    pr_info!("waiting for devmem buffers still out to return\n");
-                    for m in s.graveyard.lock().iter().flatten() {
-                        m.debug();
-                    }
-                }
-                msleep(50);
-                waited += 50;
-            }
-            if s.reap() > 0 {
-                // A process still holds buffers: never free the parent under them.
-                pr_warn!(
-                    "devmem buffers still out after {} s; keeping the parent device\n",
-                    POOL_RELEASE_WAIT_MS / 1000
-                );
-                s.parent.pin_forever();
-            }
+            self.state.side(side).wait_for_buffers();
         }
         // The pools are gone; a binding they released may still be detaching
         // its dma-buf from a parent (deferred by the kernel): let that finish.

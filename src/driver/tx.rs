@@ -19,6 +19,7 @@
 use super::{
     nic::{Nic, NicPriv, Side, TxStats},
     rx::RxQueue,
+    stacked,
 };
 use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff, xdp::XdpXmitBatch};
 use crate::logic::parse::parse_prefix;
@@ -49,7 +50,13 @@ const XDP_TX_QUEUE: u16 = u16::MAX;
 /// would before the wire, and each resulting frame takes a descriptor; those
 /// that find the ring full are dropped (counted), not requeued.
 pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
-    if !data.peer().xdp.is_attached() || (skb.segments() <= 1 && !skb.csum_partial()) {
+    let Some(peer) = data.peer() else {
+        return match data.stacked() {
+            Some(st) => stacked::transmit(dev, st, skb),
+            None => TxOutcome::Done,
+        };
+    };
+    if !peer.xdp.is_attached() || (skb.segments() <= 1 && !skb.csum_partial()) {
         return transmit_one(dev, data, skb);
     }
     let txq = usize::from(skb.queue_mapping());
@@ -73,7 +80,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
 
 /// Where the peer's steering puts `skb` (an RX queue of `target`, the peer
 /// side, `active` queues in use) and the hash it reports.
-fn steer<'a>(
+pub(super) fn steer<'a>(
     dev: &NetDev,
     peer: &NetDev,
     target: &'a Side,
@@ -98,14 +105,17 @@ fn steer<'a>(
 /// channel's XDP TX ring (no descriptor of the stack's TX queues). Returns
 /// whether the peer's RX ring took it.
 pub(crate) fn xdp_transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> bool {
-    let Some(peer) = dev.peer() else {
+    if let Some(st) = data.stacked() {
+        return stacked::xdp_transmit(st, skb);
+    }
+    let (Some(peer), Some(target)) = (dev.peer(), data.peer()) else {
         return false;
     };
     let active = peer.real_num_rx_queues();
     if !peer.is_running() || !dev.carrier_ok() || active == 0 {
         return false;
     }
-    let Some((q, hash, l4)) = steer(dev, peer, data.peer(), &skb, active) else {
+    let Some((q, hash, l4)) = steer(dev, peer, target, &skb, active) else {
         return false;
     };
     if hash != 0 {
@@ -151,7 +161,7 @@ fn transmit_one(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
         drop(skb);
         return TxOutcome::Done;
     };
-    let Some(peer) = dev.peer() else {
+    let (Some(peer), Some(target)) = (dev.peer(), data.peer()) else {
         tq.stats.dropped.add(1);
         drop(skb);
         return TxOutcome::Done;
@@ -163,7 +173,7 @@ fn transmit_one(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
         return TxOutcome::Done;
     }
     // Steer on the receiving side's configuration.
-    let Some((q, hash, l4)) = steer(dev, peer, data.peer(), &skb, active) else {
+    let Some((q, hash, l4)) = steer(dev, peer, target, &skb, active) else {
         tq.stats.dropped.add(1);
         drop(skb);
         return TxOutcome::Done;

@@ -24,6 +24,9 @@
  *   DMN_XDP_FRAGS_INFO    an skb built on an xdp_buff takes its frags with
  *                         xdp_update_skb_frags_info() (7.2), not
  *                         xdp_update_skb_shared_info()
+ *   DMN_NEWLINK_PARAMS    rtnl_link_ops.newlink() takes a struct
+ *                         rtnl_newlink_params (7.2); 6.12 passes the link
+ *                         netns and the attribute tables as arguments
  *   DMN_IRQ_MOVE_PCNTXT   an IRQ moves its affinity from its next interrupt
  *                         unless flagged IRQ_MOVE_PCNTXT (6.12); 7.2 dropped
  *                         the flag and moves it at once
@@ -39,6 +42,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/netdev_queues.h>
+#include <net/rtnetlink.h>
 #include <net/netdev_rx_queue.h>
 #include <net/xdp.h>
 #include <kunit/test.h>
@@ -363,3 +367,30 @@ void dmn_kunit_fail(struct kunit *test, const void *fmt_args)
 #endif
 MODULE_INFO(features, "devmem-rx xdp" DMN_FEATURE_DEVMEM_TX DMN_FEATURE_HDS_THRESH
 	    DMN_FEATURE_RX_BUF_LEN DMN_FEATURE_NAPI_CONFIG DMN_FEATURE_KUNIT);
+
+/* A link kind's newlink() (link.c), in each kernel's signature. */
+#ifdef DMN_NEWLINK_PARAMS
+static int dmn_link_newlink(struct net_device *dev, struct rtnl_newlink_params *params,
+			    struct netlink_ext_ack *extack)
+{
+	return dmn_link_newlink_common(rtnl_newlink_link_net(params), dev, params->tb, extack);
+}
+#else
+static int dmn_link_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],
+			    struct nlattr *data[], struct netlink_ext_ack *extack)
+{
+	/* (6.12 passes the netns of IFLA_LINK as src_net when one is given.) */
+	return dmn_link_newlink_common(src_net, dev, tb, extack);
+}
+#endif
+
+void dmn_link_ops_set_newlink(struct rtnl_link_ops *ops)
+{
+	ops->newlink = dmn_link_newlink;
+}
+
+/* A stacked device's own lock classes (netdev_lock.h on 7.2). */
+void dmn_netdev_lockdep_set_classes(struct net_device *dev)
+{
+	netdev_lockdep_set_classes(dev);
+}

@@ -275,3 +275,36 @@ void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,
 	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, page, va - page_address(page), size,
 			truesize);
 }
+
+/*
+ * A new skb shaped like @skb, in host memory: the same headroom, linear
+ * length and metadata (protocol, header offsets, checksum and GSO state),
+ * its paged bytes in fresh pages; the bytes are the caller's to fill.
+ */
+struct sk_buff *dmn_skb_copy_shape(const struct sk_buff *skb)
+{
+	unsigned int headroom = skb_headroom(skb);
+	struct sk_buff *n;
+	int err;
+
+	n = alloc_skb_with_frags(headroom + skb_headlen(skb), skb->data_len, 0, &err,
+				 GFP_ATOMIC);
+	if (!n)
+		return NULL;
+	skb_reserve(n, headroom);
+	skb_put(n, skb_headlen(skb));
+	/* (alloc_skb_with_frags() leaves the paged length to the caller.) */
+	n->data_len = skb->data_len;
+	n->len += skb->data_len;
+	/* Same headroom: offsets from the head (headers, csum_start) hold. */
+	skb_copy_header(n, skb);
+	/* (Copied with the header fields; the copy's frags are host pages.) */
+	n->unreadable = false;
+	return n;
+}
+
+/* The kernel address of frag @i of @skb, whose frags are host pages. */
+void *dmn_skb_frag_address(struct sk_buff *skb, unsigned int i)
+{
+	return skb_frag_address(&skb_shinfo(skb)->frags[i]);
+}

@@ -1,0 +1,205 @@
+#!/bin/bash
+# Stacked devices: `ip link add dmn0 link sv0 type devmemnic`, a devmemnic
+# NIC whose wire is another Ethernet device (here one end of a veth pair;
+# on real hosts eth0). In one guest: dmn0 (10.10.0.1) on sv0 here, dmn1
+# (10.10.0.2) on sv1 in namespace peer, made with stock iproute2.
+source /extra/lib.sh
+
+# The module, a veth pair sv0 / sv1 (peer), and a stacked device on each
+# end, up with addresses; waits for both carriers.
+stacked_setup() {
+	if [ -n "${DMN_KO:-}" ]; then
+		insmod "$DMN_KO" || return 1
+	else
+		modprobe devmemnic || return 1
+	fi
+	mkdir -p /run/netns
+	ip netns add peer || return 1
+	# Only the device holding an address answers ARP for it: else sv1's
+	# stack answers for dmn1's address with sv1's MAC (Linux answers ARP
+	# for any local address on any interface by default) and frames for
+	# 10.10.0.2 bypass dmn1 (Documentation/wire.rst).
+	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
+	ip netns exec peer sh -c 'echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore' || return 1
+	ip -batch - <<-EOF || return 1
+		link add sv0 type veth peer name sv1 netns peer
+		link add dmn0 link sv0 type devmemnic
+		addr add 10.10.0.1/24 dev dmn0
+		link set sv0 up
+		link set dmn0 up
+	EOF
+	ip -n peer -batch - <<-EOF || return 1
+		link add dmn1 link sv1 type devmemnic
+		addr add 10.10.0.2/24 dev dmn1
+		link set lo up
+		link set sv1 up
+		link set dmn1 up
+	EOF
+	wait_carrier dmn0 && wait_carrier dmn1 peer
+}
+
+wait_carrier() { # dev [ns]
+	local i c
+	for ((i = 0; i < 50; i++)); do
+		c=$(in_ns "${2:-}" cat /sys/class/net/$1/carrier 2>/dev/null)
+		[ "$c" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "no carrier on $1"
+	return 1
+}
+
+# The stacked devices' non-zero counters, for a failure's report.
+counters() {
+	echo "dmn0: $(ethtool -S dmn0 | grep -v ': 0$' | tr -s ' \n' ' ')"
+	echo "dmn1: $(ip netns exec peer ethtool -S dmn1 | grep -v ': 0$' | tr -s ' \n' ' ')"
+	echo "dmn1 rules: $(ip netns exec peer ethtool -n dmn1 | tr -s ' \n' ' ')"
+}
+
+carrier_of() { # dev [ns]
+	in_ns "${2:-}" cat /sys/class/net/$1/carrier 2>/dev/null
+}
+
+# `ip link add` with a message the kernel gives; $1: what it must say.
+refused() { # message ip-args...
+	local want="$1" out
+	shift
+	out=$(ip "$@" 2>&1) && { echo "ip $* was accepted"; return 1; }
+	[[ $out == *"$want"* ]] || { echo "ip $*: \"$out\", want \"$want\""; return 1; }
+}
+
+# Made and shown as a link kind; what it refuses, with the reason; deleted
+# by `ip link del` and with the module.
+link_ops() {
+	local out
+	modprobe devmemnic || return 1
+	ip link add sv0 type veth peer name sv1 || return 1
+	refused "MTU above the lower device's" link add dmn0 link sv0 mtu 9000 type devmemnic || return 1
+	ip link add dmn0 link sv0 type devmemnic || return 1
+	out=$(ip -d -o link show dmn0) || return 1
+	echo "info: $out"
+	[[ $out == *"dmn0@sv0:"* ]] || { echo "ip link does not show dmn0 on sv0"; return 1; }
+	[[ $out == *" devmemnic "* ]] || { echo "ip -d link does not say devmemnic"; return 1; }
+	[ "$(ethtool -i dmn0 | sed -n 's/^driver: //p')" = devmemnic ] || return 1
+	[ "$(cat /sys/class/net/dmn0/mtu)" = 1500 ] || { echo "MTU $(cat /sys/class/net/dmn0/mtu), not sv0's"; return 1; }
+	[ -e /sys/class/net/sv0/upper_dmn0 ] || { echo "sv0 has no upper dmn0"; return 1; }
+	refused "give the device to stack on" link add bad0 type devmemnic || return 1
+	refused "must be Ethernet" link add bad1 link lo type devmemnic || return 1
+	refused "already has a receive handler" link add bad2 link sv0 type devmemnic || return 1
+	refused "cannot stack on a devmemnic device" link add bad3 link dmn0 type devmemnic || return 1
+	refused "Cannot find device" link add bad4 link nosuchdev type devmemnic || return 1
+	ip link set sv0 mtu 1400 || return 1
+	[ "$(cat /sys/class/net/dmn0/mtu)" = 1400 ] || { echo "dmn0 did not follow sv0's MTU"; return 1; }
+	refused "" link set dmn0 mtu 1500 || return 1
+	ip link del dmn0 || return 1
+	[ ! -e /sys/class/net/dmn0 ] || return 1
+	# sv0 is free again; a device left on it goes with the module.
+	ip link add dmn0 link sv0 type devmemnic || return 1
+	ip link add dmn5 link sv1 type devmemnic || return 1
+	rmmod devmemnic || return 1
+	[ ! -e /sys/class/net/dmn0 ] && [ ! -e /sys/class/net/dmn5 ] || { echo "stacked devices outlived the module"; return 1; }
+	ip link del sv0
+}
+
+# Plain TCP each way: out of sv0 and in from sv1 as ordinary frames, into
+# the far device's queues.
+plain_tcp() {
+	local bytes=$((16 * 1024 * 1024)) tx rx
+	stacked_setup || return 1
+	xfer_check 10.10.0.2 7300 $bytes || return 1
+	tx=$(tx_sum dmn0 bytes)
+	rx=$(rx_sum dmn1 bytes peer)
+	echo "info: dmn0 sent $tx bytes, dmn1's queues delivered $rx"
+	[ "$tx" -gt $bytes ] && [ "$rx" -gt $bytes ] || { echo "the stream did not cross dmn0 and dmn1"; return 1; }
+	[ "$(tx_sum dmn0 dropped)" = 0 ] || { echo "dmn0 dropped $(tx_sum dmn0 dropped)"; return 1; }
+	unload_clean
+}
+
+# ncdevmem-rs receiving into a dma-buf on dmn1 what dmn0 sends: plain TCP,
+# or (devmem) from a dma-buf on dmn0, whose payload dmn0 reads into host
+# pages for sv0.
+devmem_rx() { # plain|devmem
+	local port=7310 bytes=$((8 * 1024 * 1024)) spid args=()
+	[ "$1" = devmem ] && port=7311 && args=(-f dmn0 -c 10.10.0.1 --size $((4 * 1024 * 1024)))
+	stacked_setup || return 1
+	ip netns exec peer ncdevmem-rs -l -s 10.10.0.2 -c 10.10.0.1 -p $port -f dmn1 -v 7 \
+		--size $((16 * 1024 * 1024)) >/tmp/st.out 2>/tmp/st.err &
+	spid=$!
+	wait_listen $port || { cat /tmp/st.err; return 1; }
+	timeout 120 ncdevmem-rs -s 10.10.0.2 -p $port -v 7 --bytes $bytes "${args[@]}" >/tmp/st.send 2>/tmp/st.cli ||
+		{ tail -3 /tmp/st.cli; counters; return 1; }
+	echo "info: sent: $(cat /tmp/st.send)"
+	wait $spid || { tail -3 /tmp/st.err; return 1; }
+	check_rs_summary /tmp/st.out $bytes || { counters; return 1; }
+	if [ "$1" = devmem ]; then
+		[ "$(tx_sum dmn0 devmem_packets)" -gt 0 ] || { echo "dmn0 sent nothing from device memory"; return 1; }
+	fi
+	[ "$(rx_sum dmn1 devmem_packets peer)" -gt 0 ] || return 1
+	unload_clean
+}
+
+# zcrx on dmn1 (io_uring's zero-copy receive) of what dmn0 sends.
+zcrx_rx() {
+	local port=7320 bytes=$((8 * 1024 * 1024)) spid
+	stacked_setup || return 1
+	ip netns exec peer ethtool -G dmn1 tcp-data-split on || return 1
+	ip netns exec peer ncdevmem-rs -l --zcrx -s 10.10.0.2 -c 10.10.0.1 -p $port -f dmn1 -t 15 -q 1 -v 7 \
+		--provider dma-heap --size $((16 * 1024 * 1024)) >/tmp/sz.out 2>/tmp/sz.err &
+	spid=$!
+	wait_listen $port || { cat /tmp/sz.err; return 1; }
+	timeout 120 ncdevmem-rs -s 10.10.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/sz.cli ||
+		{ tail -3 /tmp/sz.cli; tail -3 /tmp/sz.err; counters; return 1; }
+	wait $spid || { tail -3 /tmp/sz.err; return 1; }
+	echo "info: $(cat /tmp/sz.out)"
+	[ "$(summary_field /tmp/sz.out bytes)" = $bytes ] || return 1
+	[ "$(summary_field /tmp/sz.out validation_errors)" = 0 ] || return 1
+	[ "$(stat_of dmn1 rx15_devmem_packets peer)" -gt 0 ] || { echo "nothing went into the area"; return 1; }
+	unload_clean
+}
+
+# The lower device going down takes the carrier; back up, traffic resumes.
+lower_down_up() {
+	stacked_setup || return 1
+	ip link set sv0 down || return 1
+	[ "$(carrier_of dmn0)" = 0 ] || { echo "dmn0 kept its carrier with sv0 down"; return 1; }
+	ip link set sv0 up || return 1
+	wait_carrier dmn0 || return 1
+	wait_carrier dmn1 peer || return 1
+	xfer_check 10.10.0.2 7330 $((4 * 1024 * 1024)) || return 1
+	unload_clean
+}
+
+# The lower devices disappear (deleted) under a bound devmem receiver and
+# come back under the same names: the stacked devices stay, without
+# carrier, take them back, and the receiver, its binding kept, gets every
+# byte sent after.
+lower_gone_returns() {
+	local port=7340 bytes=$((4 * 1024 * 1024)) spid
+	stacked_setup || return 1
+	ip netns exec peer ncdevmem-rs -l -s 10.10.0.2 -c 10.10.0.1 -p $port -f dmn1 -v 7 \
+		--size $((16 * 1024 * 1024)) >/tmp/sg.out 2>/tmp/sg.err &
+	spid=$!
+	wait_listen $port || { cat /tmp/sg.err; return 1; }
+	ip link del sv0 || return 1
+	[ -e /sys/class/net/dmn0 ] && ip netns exec peer test -e /sys/class/net/dmn1 ||
+		{ echo "a stacked device went with its lower device"; return 1; }
+	[ "$(carrier_of dmn0)" = 0 ] && [ "$(carrier_of dmn1 peer)" = 0 ] || { echo "carrier without a lower device"; return 1; }
+	[[ $(ip -o link show dmn0) != *"dmn0@"* ]] || { echo "dmn0 still shows a lower device"; return 1; }
+	ip link add sv0 type veth peer name sv1 netns peer || return 1
+	ip link set sv0 up && ip -n peer link set sv1 up || return 1
+	wait_carrier dmn0 && wait_carrier dmn1 peer || return 1
+	[[ $(ip -o link show dmn0) == *"dmn0@sv0:"* ]] || { echo "dmn0 did not take sv0 back"; return 1; }
+	timeout 120 ncdevmem-rs -s 10.10.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/sg.cli ||
+		{ tail -3 /tmp/sg.cli; counters; return 1; }
+	wait $spid || { tail -3 /tmp/sg.err; return 1; }
+	check_rs_summary /tmp/sg.out $bytes || { counters; return 1; }
+	unload_clean
+}
+
+run_test stacked/link-ops link_ops
+run_test stacked/plain-tcp plain_tcp
+run_test stacked/devmem-rx devmem_rx plain
+run_test stacked/devmem-tx-into-devmem-rx devmem_rx devmem
+run_test stacked/zcrx zcrx_rx
+run_test stacked/lower-down-up lower_down_up
+run_test stacked/lower-gone-returns lower_gone_returns
