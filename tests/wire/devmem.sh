@@ -1,54 +1,48 @@
 #!/bin/bash
 # Devmem TCP between two guests on a wire (scripts/vm-pair; the same script
-# in each, WIRE_ROLE a or b): in each guest a devmemnic pair whose far end,
-# dmnic1, is bridged with the wire's NIC, so dmnic0 (10.78.0.1 in A,
-# 10.78.0.2 in B) is a devmem NIC on the wire: what it sends leaves through
-# dmnic1 (payload read from the dma-buf there: devmem TX) and the wire's
-# NIC, and what comes in for it is split into its queues' header buffers
-# and dma-bufs. Each way: plain TCP into devmem RX, then devmem TX into
-# devmem RX, every byte validated; mixed kernels welcome.
+# in each, WIRE_ROLE a or b): in each guest a devmemnic device stacked on
+# the wire's NIC (`ip link add dmn0 link eth0 type devmemnic`), dmn0
+# (10.78.0.1 in A, 10.78.0.2 in B): what it sends leaves through the wire's
+# NIC (a devmem TX payload read from its dma-buf first), and what comes in
+# for its address is split into its queues' header buffers and dma-bufs.
+# Each way: plain TCP into devmem RX, then devmem TX into devmem RX, every
+# byte validated; mixed kernels welcome.
 source /extra/lib.sh
 
+DM_DEV=dmn0
 DM_ME=10.78.0.$WIRE_ME
 DM_PEER=10.78.0.$WIRE_PEER
 BYTES=$((8 * 1024 * 1024))
 
-# The bridge, devmemnic and the addresses; waits for the peer's dmnic0.
+# The stacked device and its address; waits for the peer's.
 devmem_wire() {
 	local i
 	WIRE_IF=$(wire_iface) || { echo "no NIC with this guest's wire MAC"; return 1; }
-	modprobe -q bridge 2>/dev/null
 	modprobe devmemnic || return 1
-	# Only dmnic0 answers for its address: the bridge's own port (br0) is
-	# no host interface here (no ARP), and no interface answers ARP for
-	# another's address (arp_ignore 1); else the peer may learn br0's MAC
-	# for dmnic0's address and the traffic bypass dmnic0.
+	# Only the device holding an address answers ARP for it: else the wire
+	# NIC's stack answers for dmn0's address with its own MAC (Linux's
+	# default) and the peer's frames bypass dmn0.
 	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
 	ip -batch - <<-EOF2 || return 1
 		link set lo up
-		link add br0 type bridge
-		link set br0 arp off
-		link set $WIRE_IF master br0
-		link set dmnic1 master br0
 		link set $WIRE_IF up
-		link set dmnic1 up
-		link set br0 up
-		addr add $DM_ME/24 dev dmnic0
-		link set dmnic0 up
+		link add $DM_DEV link $WIRE_IF type devmemnic
+		addr add $DM_ME/24 dev $DM_DEV
+		link set $DM_DEV up
 	EOF2
 	for ((i = 0; i < 300; i++)); do
 		ping -c 1 -W 1 "$DM_PEER" >/dev/null 2>&1 && {
-			echo "info: dmnic0 $DM_ME reaches $DM_PEER ($WIRE_PEER_KERNEL) through dmnic1, br0 and $WIRE_IF; $(uname -r) here"
+			echo "info: $DM_DEV $DM_ME on $WIRE_IF reaches $DM_PEER ($WIRE_PEER_KERNEL); $(uname -r) here"
 			return 0
 		}
 	done
-	echo "the peer's dmnic0 ($DM_PEER) never answered"
+	echo "the peer's $DM_DEV ($DM_PEER) never answered"
 	return 1
 }
 
-# The receiver: devmem RX on dmnic0, BYTES validated in the dma-buf.
+# The receiver: devmem RX on the stacked device, BYTES validated in the dma-buf.
 receive() { # port
-	timeout 300 ncdevmem-rs -l -s "$DM_ME" -c "$DM_PEER" -p "$1" -f dmnic0 -v 7 --size $((16 * 1024 * 1024)) \
+	timeout 300 ncdevmem-rs -l -s "$DM_ME" -c "$DM_PEER" -p "$1" -f $DM_DEV -v 7 --size $((16 * 1024 * 1024)) \
 		>/tmp/w.$1.out 2>/tmp/w.$1.err || {
 		tail -3 /tmp/w.$1.err
 		nic_counters
@@ -66,13 +60,13 @@ receive() { # port
 }
 
 # The sender, retrying until the peer listens: plain TCP, or (devmem) from
-# a dma-buf through dmnic0; a kernel without devmem TX (6.12) sends plain
+# a dma-buf through the stacked device; a kernel without devmem TX (6.12) sends plain
 # TCP instead and says it skipped (the receiver's devmem RX still counts).
 send() { # port plain|devmem
 	local i args=() skip=
 	if [ "$2" = devmem ]; then
 		if has_feature devmem-tx; then
-			args=(-f dmnic0 -c "$DM_ME" --size $((4 * 1024 * 1024)))
+			args=(-f $DM_DEV -c "$DM_ME" --size $((4 * 1024 * 1024)))
 		else
 			skip="$(uname -r) has no devmem TX: plain TCP sent instead"
 		fi
@@ -99,12 +93,9 @@ leg() { # receiver-role port plain|devmem
 	if [ "$WIRE_ROLE" = "$1" ]; then receive "$2"; else send "$2" "$3"; fi
 }
 
-# The devmemnic pair's non-zero counters, for a failure's report.
+# The stacked device's non-zero counters, for a failure's report.
 nic_counters() {
-	local d
-	for d in dmnic0 dmnic1; do
-		echo "$d: $(ethtool -S $d | grep -v ': 0$' | tr -s ' \n' ' ')"
-	done
+	echo "$DM_DEV: $(ethtool -S $DM_DEV | grep -v ': 0$' | tr -s ' \n' ' ')"
 	echo "links: $(ip -s -o link show | tr -s ' ' ' ')"
 	echo "tcp: $(grep '^Tcp:' /proc/net/snmp | tr -s ' ' ' ' | tr '\n' ' ')"
 	echo "ip: $(grep '^Ip:' /proc/net/snmp | tr -s ' ' ' ' | tr '\n' ' ')"
