@@ -196,6 +196,40 @@ lower_gone_returns() {
 	unload_clean
 }
 
+# The lower device's faults while a devmem receiver takes a stream: down
+# and up, MTU down and back, deleted and made again; each fault a link
+# loss TCP rides out. Every byte arrives, validated in the dma-buf (its
+# binding kept throughout), and the devices are torn down clean.
+lower_faults_under_traffic() {
+	local port=7350 cycles bytes spid cpid i
+	cycles=$(tier 3 20)
+	bytes=$(tier $((64 * 1024 * 1024)) $((512 * 1024 * 1024)))
+	stacked_setup || return 1
+	ip netns exec peer ncdevmem-rs -l -s 10.10.0.2 -c 10.10.0.1 -p $port -f dmn1 -v 7 \
+		--size $((16 * 1024 * 1024)) >/tmp/sf.out 2>/tmp/sf.err &
+	spid=$!
+	wait_listen $port || { cat /tmp/sf.err; return 1; }
+	timeout 600 ncdevmem-rs -s 10.10.0.2 -p $port -v 7 --bytes $bytes >/tmp/sf.send 2>/tmp/sf.cli &
+	cpid=$!
+	for ((i = 0; i < cycles; i++)); do
+		ip link set sv0 down && ip link set sv0 up || return 1
+		ip link set sv0 mtu 1400 && ip link set sv0 mtu 1500 || return 1
+		[ "$(cat /sys/class/net/dmn0/mtu)" = 1400 ] || { echo "dmn0 did not follow sv0's MTU down"; return 1; }
+		ip link set dmn0 mtu 1500 || return 1
+		ip link del sv0 || return 1
+		ip link add sv0 type veth peer name sv1 netns peer || return 1
+		ip link set sv0 up && ip -n peer link set sv1 up || return 1
+		wait_carrier dmn0 && wait_carrier dmn1 peer || return 1
+		kill -0 $cpid 2>/dev/null || break
+	done
+	echo "info: $i fault cycles under traffic"
+	wait $cpid || { tail -3 /tmp/sf.cli; counters; return 1; }
+	wait $spid || { tail -3 /tmp/sf.err; return 1; }
+	check_rs_summary /tmp/sf.out $bytes || { counters; return 1; }
+	[ "$i" -gt 0 ] || { echo "the stream ended before a fault"; return 1; }
+	unload_clean
+}
+
 run_test stacked/link-ops link_ops
 run_test stacked/plain-tcp plain_tcp
 run_test stacked/devmem-rx devmem_rx plain
@@ -203,3 +237,4 @@ run_test stacked/devmem-tx-into-devmem-rx devmem_rx devmem
 run_test stacked/zcrx zcrx_rx
 run_test stacked/lower-down-up lower_down_up
 run_test stacked/lower-gone-returns lower_gone_returns
+run_test stacked/lower-faults-under-traffic lower_faults_under_traffic
