@@ -13,6 +13,10 @@ DM_DEV=dmn0
 DM_ME=10.78.0.$WIRE_ME
 DM_PEER=10.78.0.$WIRE_PEER
 BYTES=$((8 * 1024 * 1024))
+# The pattern's closing byte: ncdevmem-rs follows the running kernel's
+# upstream ncdevmem (0 on 6.12, newline on 7.x) unless told; the two guests
+# may run different kernels, so both say which.
+PATTERN=(-v 7 --pattern-end newline)
 
 # The stacked device and its address; waits for the peer's.
 devmem_wire() {
@@ -42,7 +46,7 @@ devmem_wire() {
 
 # The receiver: devmem RX on the stacked device, BYTES validated in the dma-buf.
 receive() { # port
-	timeout 300 ncdevmem-rs -l -s "$DM_ME" -c "$DM_PEER" -p "$1" -f $DM_DEV -v 7 --size $((16 * 1024 * 1024)) \
+	timeout 300 ncdevmem-rs -l -s "$DM_ME" -c "$DM_PEER" -p "$1" -f $DM_DEV "${PATTERN[@]}" --size $((16 * 1024 * 1024)) \
 		>/tmp/w.$1.out 2>/tmp/w.$1.err || {
 		tail -3 /tmp/w.$1.err
 		nic_counters
@@ -72,7 +76,7 @@ send() { # port plain|devmem
 		fi
 	fi
 	for ((i = 0; i < 300; i++)); do
-		ncdevmem-rs -s "$DM_PEER" -p "$1" -v 7 --bytes $BYTES "${args[@]}" >/tmp/w.send 2>/tmp/w.send.err && {
+		ncdevmem-rs -s "$DM_PEER" -p "$1" "${PATTERN[@]}" --bytes $BYTES "${args[@]}" >/tmp/w.send 2>/tmp/w.send.err && {
 			echo "info: sent: $(cat /tmp/w.send)"
 			[ -z "$skip" ] || echo "skip: $skip"
 			return 0
