@@ -73,7 +73,7 @@ demo:
 	scripts/demo
 
 bench:
-	scripts/bench
+	$(if $(filter two-vm,$(TOPOLOGY)),scripts/bench-wire,scripts/bench)
 
 deb:
 	@scripts/dkms-deb

@@ -9,40 +9,11 @@
 # byte validated; mixed kernels welcome.
 source /extra/lib.sh
 
-DM_DEV=dmn0
-DM_ME=10.78.0.$WIRE_ME
-DM_PEER=10.78.0.$WIRE_PEER
 BYTES=$((8 * 1024 * 1024))
 # The pattern's closing byte: ncdevmem-rs follows the running kernel's
 # upstream ncdevmem (0 on 6.12, newline on 7.x) unless told; the two guests
 # may run different kernels, so both say which.
 PATTERN=(-v 7 --pattern-end newline)
-
-# The stacked device and its address; waits for the peer's.
-devmem_wire() {
-	local i
-	WIRE_IF=$(wire_iface) || { echo "no NIC with this guest's wire MAC"; return 1; }
-	modprobe devmemnic || return 1
-	# Only the device holding an address answers ARP for it: else the wire
-	# NIC's stack answers for dmn0's address with its own MAC (Linux's
-	# default) and the peer's frames bypass dmn0.
-	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
-	ip -batch - <<-EOF2 || return 1
-		link set lo up
-		link set $WIRE_IF up
-		link add $DM_DEV link $WIRE_IF type devmemnic
-		addr add $DM_ME/24 dev $DM_DEV
-		link set $DM_DEV up
-	EOF2
-	for ((i = 0; i < 300; i++)); do
-		ping -c 1 -W 1 "$DM_PEER" >/dev/null 2>&1 && {
-			echo "info: $DM_DEV $DM_ME on $WIRE_IF reaches $DM_PEER ($WIRE_PEER_KERNEL); $(uname -r) here"
-			return 0
-		}
-	done
-	echo "the peer's $DM_DEV ($DM_PEER) never answered"
-	return 1
-}
 
 # The receiver: devmem RX on the stacked device, BYTES validated in the dma-buf.
 receive() { # port
@@ -109,7 +80,7 @@ summary_field() { # file field
 	sed -n "s/.* $2=\([0-9.]*\).*/\1/p" "$1" | tail -1
 }
 
-wire_test wire/devmem-link devmem_wire
+wire_test wire/devmem-link stacked_wire_up
 if [ "$WIRE_FAILED" = 0 ]; then
 	wire_test wire/devmem-tx-into-devmem-rx-on-b leg b 7201 devmem
 	wire_test wire/plain-into-devmem-rx-on-b leg b 7200 plain

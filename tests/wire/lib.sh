@@ -11,6 +11,11 @@ b) WIRE_ME=2 WIRE_PEER=1 ;;
 esac
 WIRE_PEER_IP=10.77.0.$WIRE_PEER
 WIRE_FAILED=0
+# The devmemnic device stacked on the wire NIC (stacked_wire_up): its name
+# and addresses, 10.78.0.1 (A) and 10.78.0.2 (B).
+DM_DEV=dmn0
+DM_ME=10.78.0.$WIRE_ME
+DM_PEER=10.78.0.$WIRE_PEER
 
 # The wire's interface: the NIC with this guest's MAC (virtio_net loaded
 # first where it is a module).
@@ -75,3 +80,31 @@ wire_send() { # port bytes seed
 	echo "the peer never listened on $1"
 	return 1
 }
+
+# Loads devmemnic, stacks DM_DEV on the wire NIC with DM_ME; waits (up
+# to 300 s) for the peer's DM_DEV to answer.
+stacked_wire_up() {
+	local i
+	WIRE_IF=$(wire_iface) || { echo "no NIC with this guest's wire MAC"; return 1; }
+	modprobe devmemnic || return 1
+	# Only the device holding an address answers ARP for it: else the wire
+	# NIC's stack answers for dmn0's address with its own MAC (Linux's
+	# default) and the peer's frames bypass dmn0.
+	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
+	ip -batch - <<-EOF2 || return 1
+		link set lo up
+		link set $WIRE_IF up
+		link add $DM_DEV link $WIRE_IF type devmemnic
+		addr add $DM_ME/24 dev $DM_DEV
+		link set $DM_DEV up
+	EOF2
+	for ((i = 0; i < 300; i++)); do
+		ping -c 1 -W 1 "$DM_PEER" >/dev/null 2>&1 && {
+			echo "info: $DM_DEV $DM_ME on $WIRE_IF reaches $DM_PEER ($WIRE_PEER_KERNEL); $(uname -r) here"
+			return 0
+		}
+	done
+	echo "the peer's $DM_DEV ($DM_PEER) never answered"
+	return 1
+}
+
