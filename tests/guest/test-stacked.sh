@@ -25,12 +25,14 @@ stacked_setup() {
 		link add sv0 type veth peer name sv1 netns peer
 		link add dmn0 link sv0 type devmemnic
 		addr add 10.10.0.1/24 dev dmn0
+		addr add fd10::1/64 dev dmn0 nodad
 		link set sv0 up
 		link set dmn0 up
 	EOF
 	ip -n peer -batch - <<-EOF || return 1
 		link add dmn1 link sv1 type devmemnic
 		addr add 10.10.0.2/24 dev dmn1
+		addr add fd10::2/64 dev dmn1 nodad
 		link set lo up
 		link set sv1 up
 		link set dmn1 up
@@ -101,12 +103,15 @@ link_ops() {
 	ip link del sv0
 }
 
-# Plain TCP each way: out of sv0 and in from sv1 as ordinary frames, into
-# the far device's queues.
+# Plain TCP: out of sv0 and in from sv1 as ordinary frames, into the far
+# device's queues; IPv6 neighbour discovery (multicast, copied to the
+# stacked device) and TCP over IPv6 too.
 plain_tcp() {
 	local bytes=$((16 * 1024 * 1024)) tx rx
 	stacked_setup || return 1
 	xfer_check 10.10.0.2 7300 $bytes || return 1
+	ping -6 -c 2 -W 5 fd10::2 >/dev/null || { echo "no IPv6 path from dmn0 to dmn1"; return 1; }
+	xfer_check fd10::2 7301 $((4 * 1024 * 1024)) || return 1
 	tx=$(tx_sum dmn0 bytes)
 	rx=$(rx_sum dmn1 bytes peer)
 	echo "info: dmn0 sent $tx bytes, dmn1's queues delivered $rx"
