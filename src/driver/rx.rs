@@ -506,7 +506,10 @@ impl RxQueue {
                 Slot::Full => {}
             }
         }
-        let (mut skb, split) = self.build(ctx, mem, wire, peek, len)?;
+        // A complete sum the coalescer verified (a single segment it parsed)
+        // is not summed again by the receive engine.
+        let verified = seg.is_some() && single && !frame.csum_partial();
+        let (mut skb, split) = self.build(ctx, mem, wire, peek, len, verified)?;
         let (hash, l4) = frame.hash();
         if let (Some(seg), Some(i), true) = (&seg, slot, single) {
             if seg.may_start_run() {
@@ -530,6 +533,7 @@ impl RxQueue {
 
     /// Builds the skb of one frame in pool buffers (not yet handed to the
     /// stack); also says whether its payload went to the payload pool.
+    /// `verified`: the frame's complete TCP checksum was found to hold.
     fn build(
         &self,
         ctx: &NapiCtx<'_>,
@@ -537,6 +541,7 @@ impl RxQueue {
         wire: &Wire<'_>,
         peek: &[u8],
         len: usize,
+        verified: bool,
     ) -> Result<(SkBuff, bool), RxError> {
         let frame = wire.frame;
         let shape = FrameShape {
@@ -560,7 +565,13 @@ impl RxQueue {
         // the device is written below; a complete one (a frame forwarded
         // onto the wire, or a raw socket's) is verified, as a NIC does.
         // (`None`: a partial sum; `Some(None)`: not a segment it checks.)
-        let verdict = (!frame.csum_partial()).then(|| self.rx_csum(wire, peek, len));
+        let verdict = (!frame.csum_partial()).then(|| {
+            if verified {
+                Some(true)
+            } else {
+                self.rx_csum(wire, peek, len)
+            }
+        });
         let into_device_memory = mem.devmem
             && matches!(placement, Placement::Split { head }
                 if build_size(head as u32) as usize <= kernel::page::PAGE_SIZE);
