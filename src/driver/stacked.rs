@@ -37,6 +37,7 @@ use crate::abstractions::{
     skb::SkBuff,
 };
 use crate::logic::personality::Personality;
+use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::{
     c_str,
     prelude::*,
@@ -54,6 +55,10 @@ pub(crate) struct Stacked {
     /// comes back.
     #[pin]
     lower_name: Mutex<IfName>,
+    /// Whether the device got registered: only then can its queues have
+    /// held memory to wait for. (A device that never was goes under rtnl,
+    /// where flushing the system workqueue could wait for rtnl.)
+    registered: AtomicBool,
 }
 
 #[pinned_drop]
@@ -62,8 +67,10 @@ impl PinnedDrop for Stacked {
         // The device is unregistered (its queues stopped, memory retired):
         // as a pair's teardown does, let devmem buffers still out return
         // while the parent lives.
-        self.side.wait_for_buffers();
-        wait_for_provider_release();
+        if self.registered.load(Ordering::Relaxed) {
+            self.side.wait_for_buffers();
+            wait_for_provider_release();
+        }
     }
 }
 
@@ -107,6 +114,7 @@ impl LinkKind for Nic {
                 side <- new_side(parent, new.name(), &shape)?,
                 lower: LowerLink::new(),
                 lower_name <- kernel::new_mutex!(lower_name),
+                registered: AtomicBool::new(false),
             }? Error),
             GFP_KERNEL,
         )?;
@@ -143,6 +151,7 @@ impl LinkKind for Nic {
         let (Some(st), Some(lower)) = (data.stacked(), lower) else {
             return Err(EINVAL);
         };
+        st.registered.store(true, Ordering::Relaxed);
         // No carrier until it is up on a lower device with one.
         dev.carrier_off();
         st.lower.attach(rtnl, dev, lower, extack)
