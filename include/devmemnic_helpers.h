@@ -254,8 +254,9 @@ struct dmn_link_callbacks {
 	/* Sets up and registers @dev (@lower: IFLA_LINK's, or NULL). */
 	int (*newlink)(struct net_device *dev, struct net_device *lower, bool mtu_given,
 		       struct netlink_ext_ack *extack);
-	/* Before @dev is unregistered by `ip link del` (or its netns going). */
-	void (*dellink)(struct net_device *dev);
+	/* Before @dev is unregistered by `ip link del` (or its netns going):
+	 * returns its peer, to be unregistered with it, or NULL. */
+	struct net_device *(*dellink)(struct net_device *dev);
 	/* dev->priv_destructor: the driver's data goes (registered or not). */
 	void (*destructor)(struct net_device *dev);
 	/* DMN_LOWER_*: something happened to @dev (any device), which carries
@@ -267,6 +268,9 @@ struct dmn_link_callbacks {
 int dmn_link_register(const char *kind, size_t priv_size, unsigned int queues,
 		      unsigned int max_mtu, const struct dmn_link_callbacks *cbs);
 void dmn_link_unregister(void);
+struct net_device *dmn_link_create_peer(struct net_device *dev, const char *pattern,
+					struct netlink_ext_ack *extack);
+void dmn_link_free_unregistered(struct net_device *dev);
 bool dmn_link_is_ours(const struct net_device *dev);
 void dmn_link_for_each(struct net_device *in_net_of, void (*f)(struct net_device *dev, void *ctx),
 		       void *ctx);

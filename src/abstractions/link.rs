@@ -20,7 +20,7 @@
 use super::{
     bindings,
     ethtool::Extack,
-    netdev::{init_device, DevPriv, NetDev, NetDevConfig},
+    netdev::{init_device, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig},
     netdev_ops::{NetDevOps, Vtables},
     platform::PlatformDevice,
     skb::SkBuff,
@@ -159,6 +159,7 @@ pub(crate) struct NewLink<'a> {
     dev: *mut bindings::net_device,
     lower: Option<&'a LowerDev>,
     mtu_given: bool,
+    paired: bool,
 }
 
 impl NewLink<'_> {
@@ -167,6 +168,12 @@ impl NewLink<'_> {
         // SAFETY: the device is allocated and named (type invariant): a
         // NUL-terminated array inside it.
         unsafe { CStr::from_char_ptr(bindings::dmn_netdev_name(self.dev).cast()) }
+    }
+
+    /// Whether it comes with a peer ([`LinkKind::PEER_PATTERN`]): then
+    /// [`NewLinkSetup::peer`] must set that up.
+    pub(crate) fn paired(&self) -> bool {
+        self.paired
     }
 
     /// The device named by `link DEV`, if given.
@@ -186,13 +193,6 @@ impl NewLink<'_> {
         unsafe { bindings::dmn_netdev_mtu(self.dev) }
     }
 
-    /// Resets the header-split configuration the core holds, as
-    /// [`NetDev::reset_core_hds`] does (not registered yet: no lock needed).
-    pub(crate) fn reset_core_hds(&self, thresh: u32) {
-        // SAFETY: the device is allocated and not registered (type invariant).
-        unsafe { bindings::dmn_netdev_reset_core_hds(self.dev, thresh) }
-    }
-
     /// The queues it has: (TX, RX).
     pub(crate) fn queue_counts(&self) -> (u32, u32) {
         // SAFETY: the device is allocated (type invariant); fixed fields.
@@ -206,12 +206,27 @@ impl NewLink<'_> {
     }
 }
 
-/// What [`LinkKind::newlink`] makes of a new device.
+/// What [`LinkKind::newlink`] makes of a new device (and its peer).
 pub(crate) struct NewLinkSetup<'a, T: NetDevOps> {
-    /// Its settings (the name and queue counts must be the core's).
+    /// Its settings (the queue counts must be the core's; the name is).
     pub(crate) cfg: NetDevConfig<'a>,
     /// Its data.
     pub(crate) data: Arc<T::Priv>,
+    /// The header-split threshold the core starts it with (see
+    /// [`NetDev::reset_core_hds`]).
+    pub(crate) hds_thresh: u32,
+    /// The peer's, for a paired device ([`NewLink::paired`]).
+    pub(crate) peer: Option<PeerSetup<'a, T>>,
+}
+
+/// A peer's settings and data.
+pub(crate) struct PeerSetup<'a, T: NetDevOps> {
+    /// Its settings (queue counts as the device's).
+    pub(crate) cfg: NetDevConfig<'a>,
+    /// Its data.
+    pub(crate) data: Arc<T::Priv>,
+    /// As [`NewLinkSetup::hds_thresh`].
+    pub(crate) hds_thresh: u32,
 }
 
 /// A kind of device rtnetlink makes (`ip link add ... type KIND`).
@@ -222,6 +237,11 @@ pub(crate) trait LinkKind: NetDevOps {
     /// The ops tables its devices get.
     const VTABLES: Vtables<Self>;
 
+    /// The name pattern (`"dmnic%d"`) of the peer a device made without a
+    /// lower device gets, registered with it and deleted with it (as veth
+    /// makes pairs); `None`: no peers.
+    const PEER_PATTERN: Option<&'static CStr>;
+
     /// Sets up a new device: its settings and data, or an error (with a
     /// message in `extack`); rtnl held.
     fn newlink<'a>(new: &'a NewLink<'a>, extack: &Extack) -> Result<NewLinkSetup<'a, Self>>;
@@ -229,7 +249,9 @@ pub(crate) trait LinkKind: NetDevOps {
     /// The platform device a device's DMA belongs to: kept by its data.
     fn parent(data: &Self::Priv) -> &PlatformDevice;
 
-    /// The device is registered; an error unregisters it again. rtnl held.
+    /// The device is registered (a pair's: both are; called for each, the
+    /// peer's with no lower device); an error unregisters it (them) again.
+    /// rtnl held.
     fn registered(
         dev: &NetDev,
         data: &Self::Priv,
@@ -304,58 +326,166 @@ impl<T: LinkKind> Callbacks<T> {
         let extack = unsafe { Extack::from_raw(extack) };
         // SAFETY: a registered device, under rtnl for the call.
         let lower = (!lower.is_null()).then(|| unsafe { LowerDev::from_raw(lower) });
+        kernel::error::from_result(|| {
+            // A device made without a lower device comes with a peer.
+            let peer = match (lower, T::PEER_PATTERN) {
+                (None, Some(pattern)) => {
+                    // SAFETY: `dev` is the core's new device, rtnl held; the
+                    // pattern is static and copied.
+                    let p = unsafe {
+                        bindings::dmn_link_create_peer(
+                            dev,
+                            pattern.as_char_ptr().cast(),
+                            extack.as_raw(),
+                        )
+                    };
+                    Some(kernel::error::from_err_ptr(p)?)
+                }
+                _ => None,
+            };
+            // SAFETY: as the caller guarantees; the peer is ours, unregistered.
+            unsafe { Self::set_up_and_register(dev, peer, lower, mtu_given, &extack) }.map(|()| 0)
+        })
+    }
+
+    /// Sets up `dev` (and `peer`), registers it (them) and tells the driver.
+    /// On failure everything is undone but `dev`'s allocation, which is the
+    /// core's to free.
+    ///
+    /// # Safety
+    ///
+    /// As for `newlink`; `peer`, if any, is allocated by
+    /// `dmn_link_create_peer`, not registered, and becomes ours to free.
+    unsafe fn set_up_and_register(
+        dev: *mut bindings::net_device,
+        peer: Option<*mut bindings::net_device>,
+        lower: Option<&LowerDev>,
+        mtu_given: bool,
+        extack: &Extack,
+    ) -> Result {
+        let rtnl = Rtnl(PhantomData);
+        // Frees the peer while it is not registered (its data too, if set).
+        let free_peer = || {
+            if let Some(p) = peer {
+                // SAFETY: ours and not registered; the destructor takes what
+                // data it has (once).
+                unsafe {
+                    Self::destructor(p);
+                    bindings::dmn_link_free_unregistered(p);
+                }
+            }
+        };
         // INVARIANT: the core's new device.
         let new = NewLink {
             dev,
             lower,
             mtu_given,
+            paired: peer.is_some(),
         };
-        let rtnl = Rtnl(PhantomData);
-        kernel::error::from_result(|| {
-            let setup = T::newlink(&new, &extack)?;
-            // (The data keeps the parent; this reference keeps the data.)
-            let keep = setup.data.clone();
-            // SAFETY: a fresh device of our kind (private area of `DevPriv`'s
-            // size, zeroed, unregistered); the tables are `T`'s.
-            unsafe {
-                init_device::<T>(
-                    dev,
-                    T::parent(&keep),
-                    &setup.cfg,
-                    T::VTABLES,
-                    setup.data,
-                    true,
-                )?
-            };
-            drop(keep);
-            // SAFETY: set up; rtnl held.
-            if let Err(e) = to_result(unsafe { bindings::dmn_register_netdevice(dev) }) {
-                // A failure may or may not have run the destructor: it runs
-                // at most once, so run it (the core frees the device).
-                // SAFETY: not registered; nothing else reads the data.
+        let setup = match T::newlink(&new, extack) {
+            Ok(s) if s.peer.is_some() == peer.is_some() => s,
+            Ok(_) => {
+                free_peer();
+                return Err(EINVAL);
+            }
+            Err(e) => {
+                free_peer();
+                return Err(e);
+            }
+        };
+        // SAFETY: fresh devices of our kind, unregistered.
+        if let Err(e) = unsafe { Self::init(dev, setup.cfg, setup.data, setup.hds_thresh) } {
+            free_peer();
+            return Err(e);
+        }
+        if let (Some(p), Some(ps)) = (peer, setup.peer) {
+            // SAFETY: as above.
+            if let Err(e) = unsafe { Self::init(p, ps.cfg, ps.data, ps.hds_thresh) } {
+                free_peer();
+                // SAFETY: not registered: the data goes, the core frees it.
                 unsafe { Self::destructor(dev) };
                 return Err(e);
             }
-            // SAFETY: registered by us with `T`'s data, under rtnl.
-            let (nd, data) = unsafe { (NetDev::from_raw(dev), super::netdev::priv_of::<T>(dev)) };
-            if let Err(e) = T::registered(nd, data, lower, &rtnl, &extack) {
-                // The core frees it after the unregistration (and its
-                // destructor drops the data).
-                // SAFETY: registered; rtnl held.
-                unsafe { bindings::dmn_unregister_netdevice(dev) };
+            // SAFETY: both set up, neither registered.
+            unsafe { set_peers(dev, p) };
+        }
+        // SAFETY: set up; rtnl held.
+        if let Err(e) = to_result(unsafe { bindings::dmn_register_netdevice(dev) }) {
+            free_peer();
+            // A failure may or may not have run the destructor: it runs at
+            // most once, so run it (the core frees the device).
+            // SAFETY: not registered; nothing else reads the data.
+            unsafe { Self::destructor(dev) };
+            return Err(e);
+        }
+        if let Some(p) = peer {
+            // SAFETY: set up; rtnl held.
+            if let Err(e) = to_result(unsafe { bindings::dmn_register_netdevice(p) }) {
+                // SAFETY: `dev` forgets it before it goes; registered, so the
+                // core frees `dev` after the unregistration.
+                unsafe {
+                    unset_peer(dev);
+                    free_peer();
+                    bindings::dmn_unregister_netdevice(dev);
+                }
                 return Err(e);
             }
-            Ok(0)
-        })
+        }
+        // SAFETY: registered by us with `T`'s data, under rtnl.
+        let (nd, data) = unsafe { (NetDev::from_raw(dev), super::netdev::priv_of::<T>(dev)) };
+        let mut r = T::registered(nd, data, lower, &rtnl, extack);
+        if let (Ok(()), Some(p)) = (&r, peer) {
+            // SAFETY: as above.
+            let (pd, pdata) = unsafe { (NetDev::from_raw(p), super::netdev::priv_of::<T>(p)) };
+            r = T::registered(pd, pdata, None, &rtnl, extack);
+        }
+        if r.is_err() {
+            // The core frees them after the unregistration (and their
+            // destructors drop the data).
+            // SAFETY: registered; rtnl held.
+            unsafe {
+                bindings::dmn_unregister_netdevice(dev);
+                if let Some(p) = peer {
+                    bindings::dmn_unregister_netdevice(p);
+                }
+            }
+        }
+        r
+    }
+
+    /// Sets up one new device with its settings and data.
+    ///
+    /// # Safety
+    ///
+    /// A fresh device of our kind (private area of `DevPriv`'s size, zeroed,
+    /// unregistered), which will get `destructor` as its priv_destructor.
+    unsafe fn init(
+        dev: *mut bindings::net_device,
+        cfg: NetDevConfig<'_>,
+        data: Arc<T::Priv>,
+        hds_thresh: u32,
+    ) -> Result {
+        // (The data keeps the parent; this reference keeps the data.)
+        let keep = data.clone();
+        // SAFETY: as the caller guarantees; the tables are `T`'s; not
+        // registered, so the core's HDS state needs no lock.
+        unsafe {
+            init_device::<T>(dev, T::parent(&keep), &cfg, T::VTABLES, data, true)?;
+            bindings::dmn_netdev_reset_core_hds(dev, hds_thresh);
+        }
+        Ok(())
     }
 
     /// # Safety
     ///
     /// Called by the core under rtnl with a registered device of this kind.
-    unsafe extern "C" fn dellink(dev: *mut bindings::net_device) {
+    unsafe extern "C" fn dellink(dev: *mut bindings::net_device) -> *mut bindings::net_device {
         // SAFETY: a device of ours, registered, so its data is set.
         let (nd, data) = unsafe { (NetDev::from_raw(dev), super::netdev::priv_of::<T>(dev)) };
         T::dellink(nd, data, &Rtnl(PhantomData));
+        // Its peer goes with it (both unregistered in one batch, so neither
+        // is freed while the other can follow its pointer).
+        nd.peer().map_or(null_mut(), NetDev::as_raw)
     }
 
     /// `priv_destructor`: drops the device's data and its `ethtool_ops`.

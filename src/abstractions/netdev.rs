@@ -571,6 +571,32 @@ pub(super) unsafe fn init_device<T: NetDevOps>(
     Ok(ethtool_ops)
 }
 
+/// Makes two link devices each other's [`NetDev::peer`].
+///
+/// # Safety
+///
+/// Both set up by [`init_device`], neither registered; they are unregistered
+/// together (one batch) before either is freed.
+pub(super) unsafe fn set_peers(a: *mut bindings::net_device, b: *mut bindings::net_device) {
+    // SAFETY: `DevPriv` private areas (set up); not registered, so no
+    // callback reads them meanwhile.
+    unsafe {
+        (*bindings::dmn_netdev_priv(a).cast::<DevPriv>()).peer = b;
+        (*bindings::dmn_netdev_priv(b).cast::<DevPriv>()).peer = a;
+    }
+}
+
+/// Makes a link device forget its peer.
+///
+/// # Safety
+///
+/// Set up by [`init_device`]; no callback of it runs (its registration
+/// failed, or it is about to be unregistered with nothing sent to it yet).
+pub(super) unsafe fn unset_peer(a: *mut bindings::net_device) {
+    // SAFETY: a `DevPriv` private area nothing reads concurrently.
+    unsafe { (*bindings::dmn_netdev_priv(a).cast::<DevPriv>()).peer = core::ptr::null_mut() };
+}
+
 /// Two devices wired to each other (each is the other's [`NetDev::peer`]).
 ///
 /// Both are registered on creation; on drop both are unregistered before either

@@ -12,6 +12,7 @@
 
 pub(crate) mod device;
 pub(crate) mod ethtool;
+pub(crate) mod link_kind;
 pub(crate) mod nic;
 pub(crate) mod pair;
 pub(crate) mod personality;

@@ -11,16 +11,19 @@ use super::{
     device::VTABLES,
     nic::{Nic, NicPriv, PairState, Side},
     rx::RxQueue,
+    stacked::{link_config, link_shape},
     tx::TxQueue,
 };
 use crate::abstractions::{
     boxed::box_copy,
     debugfs::DebugfsRoot,
     delayed_call::DelayedCall,
+    ethtool::Extack,
     irq::{IrqDomain, IrqLine},
+    link::{NewLink, NewLinkSetup, PeerSetup},
     netdev::{default_features, feature_gro_hw, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
     page_pool::wait_for_provider_release,
-    platform::PlatformDevice,
+    platform::{PlatformDevice, PLATFORM_DEVID_AUTO},
     rcu::RcuBox,
     xdp::XdpSlot,
 };
@@ -187,6 +190,55 @@ impl Pair {
         };
         Ok(Self { devs, state: pair })
     }
+}
+
+/// Sets up a pair `ip link add NAME type devmemnic` makes: NAME and its
+/// peer (named by the core from `dmnic%d`), each with its own parent, shaped
+/// by the module's parameters (`stacked::link_shape`).
+pub(crate) fn newlink<'a>(new: &'a NewLink<'a>, _extack: &Extack) -> Result<NewLinkSetup<'a, Nic>> {
+    if !new.paired() {
+        return Err(EINVAL);
+    }
+    let (tx_queues, rx_queues) = new.queue_counts();
+    let shape = link_shape(tx_queues.min(rx_queues));
+    let parents = [
+        PlatformDevice::register(c_str!("devmemnic"), PLATFORM_DEVID_AUTO, 64)?,
+        PlatformDevice::register(c_str!("devmemnic"), PLATFORM_DEVID_AUTO, 64)?,
+    ];
+    let [p0, p1] = parents;
+    // (The peer's name is known once registered: its interrupt lines are
+    // named after the device's.)
+    let peer_irqs = CString::try_from_fmt(format_args!(
+        "{}-peer",
+        new.name().to_str().map_err(|_| EINVAL)?
+    ))?;
+    let pair = Arc::pin_init(
+        try_pin_init!(PairState {
+            side0 <- new_side(p0, new.name(), &shape)?,
+            side1 <- new_side(p1, &peer_irqs, &shape)?,
+        }? Error),
+        GFP_KERNEL,
+    )?;
+    let data = |side| {
+        Arc::new(
+            NicPriv::Paired {
+                pair: pair.clone(),
+                side,
+            },
+            GFP_KERNEL,
+        )
+    };
+    let hds_thresh = shape.personality.profile().hds_thresh_default();
+    Ok(NewLinkSetup {
+        cfg: link_config(new, &shape),
+        data: data(0)?,
+        hds_thresh,
+        peer: Some(PeerSetup {
+            cfg: link_config(new, &shape),
+            data: data(1)?,
+            hds_thresh,
+        }),
+    })
 }
 
 impl NicPriv {

@@ -18,7 +18,6 @@
 //! same name in the netns.
 
 use super::{
-    device::VTABLES,
     nic::{Nic, NicPriv, Side},
     pair::{new_side, PairShape, MAX_MTU, MIN_MTU},
     tx::steer,
@@ -26,11 +25,11 @@ use super::{
 use crate::abstractions::{
     ethtool::Extack,
     link::{
-        for_each_device, IfName, LinkKind, LowerDev, LowerEvent, LowerLink, NewLink, NewLinkSetup,
-        Rtnl, XmitError,
+        for_each_device, IfName, LowerDev, LowerEvent, LowerLink, NewLink, NewLinkSetup, Rtnl,
+        XmitError,
     },
     netdev::{default_features, feature_gro_hw, NetDev, NetDevConfig},
-    netdev_ops::{TxOutcome, Vtables},
+    netdev_ops::TxOutcome,
     page_pool::wait_for_provider_release,
     params,
     platform::{PlatformDevice, PLATFORM_DEVID_AUTO},
@@ -41,7 +40,6 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use kernel::{
     c_str,
     prelude::*,
-    str::CStr,
     sync::{Arc, Mutex},
 };
 
@@ -74,9 +72,9 @@ impl PinnedDrop for Stacked {
     }
 }
 
-/// A stacked device's shape: the module's queue count (within the
-/// `queues` the core allocated), personality and RSS rule style.
-fn shape(queues: u32) -> PairShape {
+/// The shape of a device `ip link add` makes: the module's queue count
+/// (within the `queues` the core allocated), personality and RSS rule style.
+pub(crate) fn link_shape(queues: u32) -> PairShape {
     PairShape {
         queues: params::queues().clamp(1, queues),
         max_queues: queues,
@@ -85,117 +83,89 @@ fn shape(queues: u32) -> PairShape {
     }
 }
 
-impl LinkKind for Nic {
-    const KIND: &'static CStr = c_str!("devmemnic");
-    const VTABLES: Vtables<Nic> = VTABLES;
-
-    fn newlink<'a>(new: &'a NewLink<'a>, extack: &Extack) -> Result<NewLinkSetup<'a, Self>> {
-        let Some(lower) = new.lower() else {
-            extack.msg(c_str!(
-                "devmemnic: give the device to stack on (link DEV); pairs are made at module load (pairs=)"
-            ));
+/// Sets up a device stacked on `lower` (`ip link add NAME link LOWER type
+/// devmemnic`).
+pub(crate) fn newlink<'a>(
+    new: &'a NewLink<'a>,
+    lower: &LowerDev,
+    extack: &Extack,
+) -> Result<NewLinkSetup<'a, Nic>> {
+    lower.check(extack)?;
+    if new.mtu_given() {
+        if new.mtu() > lower.mtu() {
+            extack.msg(c_str!("devmemnic: MTU above the lower device's"));
             return Err(EINVAL);
-        };
-        lower.check(extack)?;
-        if new.mtu_given() {
-            if new.mtu() > lower.mtu() {
-                extack.msg(c_str!("devmemnic: MTU above the lower device's"));
-                return Err(EINVAL);
-            }
-        } else {
-            new.set_mtu(lower.mtu().clamp(MIN_MTU, MAX_MTU));
         }
-        let (tx_queues, rx_queues) = new.queue_counts();
-        let shape = shape(tx_queues.min(rx_queues));
-        let parent = PlatformDevice::register(c_str!("devmemnic"), PLATFORM_DEVID_AUTO, 64)?;
-        let lower_name = lower.ifname();
-        let st = Arc::pin_init(
-            try_pin_init!(Stacked {
-                side <- new_side(parent, new.name(), &shape)?,
-                lower: LowerLink::new(),
-                lower_name <- kernel::new_mutex!(lower_name),
-                registered: AtomicBool::new(false),
-            }? Error),
-            GFP_KERNEL,
-        )?;
-        let data = Arc::new(NicPriv::Stacked(st), GFP_KERNEL)?;
-        new.reset_core_hds(shape.personality.profile().hds_thresh_default());
-        Ok(NewLinkSetup {
-            cfg: NetDevConfig {
-                name: new.name(),
-                tx_queues,
-                rx_queues,
-                active_queues: shape.queues,
-                min_mtu: MIN_MTU,
-                max_mtu: MAX_MTU,
-                features: default_features(),
-                offered_features: feature_gro_hw(),
-                devmem_tx: true,
-                rss_rxnfc_adds: shape.rss_queue_offset,
-            },
-            data,
-        })
+    } else {
+        new.set_mtu(lower.mtu().clamp(MIN_MTU, MAX_MTU));
     }
+    let (tx_queues, rx_queues) = new.queue_counts();
+    let shape = link_shape(tx_queues.min(rx_queues));
+    let parent = PlatformDevice::register(c_str!("devmemnic"), PLATFORM_DEVID_AUTO, 64)?;
+    let lower_name = lower.ifname();
+    let st = Arc::pin_init(
+        try_pin_init!(Stacked {
+            side <- new_side(parent, new.name(), &shape)?,
+            lower: LowerLink::new(),
+            lower_name <- kernel::new_mutex!(lower_name),
+            registered: AtomicBool::new(false),
+        }? Error),
+        GFP_KERNEL,
+    )?;
+    let data = Arc::new(NicPriv::Stacked(st), GFP_KERNEL)?;
+    Ok(NewLinkSetup {
+        cfg: link_config(new, &shape),
+        data,
+        hds_thresh: shape.personality.profile().hds_thresh_default(),
+        peer: None,
+    })
+}
 
-    fn parent(data: &NicPriv) -> &PlatformDevice {
-        &data.me().parent
-    }
+/// The stacked device is registered: takes its lower device.
+pub(crate) fn registered(
+    dev: &NetDev,
+    st: &Stacked,
+    lower: &LowerDev,
+    rtnl: &Rtnl,
+    extack: &Extack,
+) -> Result {
+    st.registered.store(true, Ordering::Relaxed);
+    // No carrier until it is up on a lower device with one.
+    dev.carrier_off();
+    st.lower.attach(rtnl, dev, lower, extack)
+}
 
-    fn registered(
-        dev: &NetDev,
-        data: &NicPriv,
-        lower: Option<&LowerDev>,
-        rtnl: &Rtnl,
-        extack: &Extack,
-    ) -> Result {
-        let (Some(st), Some(lower)) = (data.stacked(), lower) else {
-            return Err(EINVAL);
-        };
-        st.registered.store(true, Ordering::Relaxed);
-        // No carrier until it is up on a lower device with one.
-        dev.carrier_off();
-        st.lower.attach(rtnl, dev, lower, extack)
-    }
+/// `ip link del`: lets the lower device go.
+pub(crate) fn dellink(dev: &NetDev, st: &Stacked, rtnl: &Rtnl) {
+    st.lower.detach(rtnl, dev);
+}
 
-    fn dellink(dev: &NetDev, data: &NicPriv, rtnl: &Rtnl) {
-        if let Some(st) = data.stacked() {
+/// `event` happened to `lower`, which carries `upper` or nothing.
+pub(crate) fn lower_event(
+    lower: &LowerDev,
+    upper: Option<(&NetDev, &Stacked)>,
+    event: LowerEvent,
+    rtnl: &Rtnl,
+) {
+    let Some((dev, st)) = upper else {
+        if event == LowerEvent::Registered {
+            take_returning(lower, rtnl);
+        }
+        return;
+    };
+    match event {
+        LowerEvent::Unregistering => {
             st.lower.detach(rtnl, dev);
+            dev.carrier_off();
+            pr_info!(
+                "{}: lower device {} gone; waiting for it to return\n",
+                dev.name(),
+                lower.name()
+            );
         }
-    }
-
-    fn lower_event(
-        lower: &LowerDev,
-        upper: Option<(&NetDev, &NicPriv)>,
-        event: LowerEvent,
-        rtnl: &Rtnl,
-    ) {
-        let Some((dev, data)) = upper else {
-            if event == LowerEvent::Registered {
-                take_returning(lower, rtnl);
-            }
-            return;
-        };
-        let Some(st) = data.stacked() else { return };
-        match event {
-            LowerEvent::Unregistering => {
-                st.lower.detach(rtnl, dev);
-                dev.carrier_off();
-                pr_info!(
-                    "{}: lower device {} gone; waiting for it to return\n",
-                    dev.name(),
-                    lower.name()
-                );
-            }
-            LowerEvent::State => st.lower.sync_carrier(rtnl, dev),
-            LowerEvent::Mtu => cap_mtu(dev, lower, rtnl),
-            LowerEvent::Registered => {}
-        }
-    }
-
-    fn receive(dev: &NetDev, data: &NicPriv, skb: SkBuff) {
-        if let Some(st) = data.stacked() {
-            receive(dev, st, skb);
-        }
+        LowerEvent::State => st.lower.sync_carrier(rtnl, dev),
+        LowerEvent::Mtu => cap_mtu(dev, lower, rtnl),
+        LowerEvent::Registered => {}
     }
 }
 
@@ -269,10 +239,28 @@ pub(crate) fn iflink(dev: &NetDev, st: &Stacked) -> i32 {
         .unwrap_or_else(|| dev.ifindex())
 }
 
+/// The settings of a device `ip link add` makes, shaped `shape`.
+pub(crate) fn link_config<'a>(new: &'a NewLink<'a>, shape: &PairShape) -> NetDevConfig<'a> {
+    let (tx_queues, rx_queues) = new.queue_counts();
+    NetDevConfig {
+        name: new.name(),
+        tx_queues,
+        rx_queues,
+        active_queues: shape.queues,
+        min_mtu: MIN_MTU,
+        max_mtu: MAX_MTU,
+        features: default_features(),
+        // Off at creation, as for a pair's devices.
+        offered_features: feature_gro_hw(),
+        devmem_tx: true,
+        rss_rxnfc_adds: shape.rss_queue_offset,
+    }
+}
+
 /// A frame from the lower device: onto the ring of the RX queue this
 /// device's steering picks (ntuple rule, else RSS), or dropped and counted
 /// when that ring is full, as a NIC drops what its RX ring cannot hold.
-fn receive(dev: &NetDev, st: &Stacked, mut skb: SkBuff) {
+pub(crate) fn receive(dev: &NetDev, st: &Stacked, mut skb: SkBuff) {
     let active = dev.real_num_rx_queues();
     if !dev.is_running() || active == 0 {
         return;

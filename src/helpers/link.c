@@ -16,6 +16,7 @@
 #include "devmemnic_helpers.h"
 
 static const struct dmn_link_callbacks *dmn_link_cbs;
+static struct rtnl_link_ops dmn_link_ops;
 static unsigned int dmn_link_queues;
 static unsigned int dmn_link_max_mtu;
 
@@ -53,10 +54,40 @@ int dmn_link_newlink_common(struct net *link_net, struct net_device *dev, struct
 	return dmn_link_cbs->newlink(dev, lower, !!tb[IFLA_MTU], extack);
 }
 
+/* Deletes @dev, and its peer if it has one (a pair goes whole). */
 static void dmn_link_dellink(struct net_device *dev, struct list_head *head)
 {
-	dmn_link_cbs->dellink(dev);
+	struct net_device *peer = dmn_link_cbs->dellink(dev);
+
 	unregister_netdevice_queue(dev, head);
+	/* (Queued again if already queued: the list moves it in place.) */
+	if (peer)
+		unregister_netdevice_queue(peer, head);
+}
+
+/*
+ * A peer for @dev, allocated as the core allocates a device of the kind
+ * (its setup, queue counts), in @dev's netns, named by the pattern
+ * @pattern when registered; an ERR_PTR on failure.
+ */
+struct net_device *dmn_link_create_peer(struct net_device *dev, const char *pattern,
+					struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[IFLA_MAX + 1] = {};
+	struct net_device *peer;
+
+	peer = rtnl_create_link(dev_net(dev), pattern, NET_NAME_ENUM, &dmn_link_ops, tb, extack);
+	if (IS_ERR(peer))
+		return peer;
+	dmn_netdev_lockdep_set_classes(peer);
+	eth_hw_addr_random(peer);
+	return peer;
+}
+
+/* Frees a device never registered (its data already released). */
+void dmn_link_free_unregistered(struct net_device *dev)
+{
+	free_netdev(dev);
 }
 
 static struct rtnl_link_ops dmn_link_ops = {

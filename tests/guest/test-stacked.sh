@@ -85,7 +85,6 @@ link_ops() {
 	[ "$(ethtool -i dmn0 | sed -n 's/^driver: //p')" = devmemnic ] || return 1
 	[ "$(cat /sys/class/net/dmn0/mtu)" = 1500 ] || { echo "MTU $(cat /sys/class/net/dmn0/mtu), not sv0's"; return 1; }
 	[ -e /sys/class/net/sv0/upper_dmn0 ] || { echo "sv0 has no upper dmn0"; return 1; }
-	refused "give the device to stack on" link add bad0 type devmemnic || return 1
 	refused "must be Ethernet" link add bad1 link lo type devmemnic || return 1
 	refused "already has a receive handler" link add bad2 link sv0 type devmemnic || return 1
 	refused "cannot stack on a devmemnic device" link add bad3 link dmn0 type devmemnic || return 1
@@ -235,7 +234,54 @@ lower_faults_under_traffic() {
 	unload_clean
 }
 
+# A pair made by `ip link add dmx0 type devmemnic` (no lower device): dmx0
+# and a peer named by the kernel (dmnic2: the module's pair has 0 and 1),
+# deleted together; devmem RX across it, the peer in another namespace.
+link_pair() {
+	local port=7360 bytes=$((4 * 1024 * 1024)) spid out i
+	modprobe devmemnic || return 1
+	ip link add dmx0 type devmemnic || return 1
+	[ -e /sys/class/net/dmnic2 ] || { echo "no peer dmnic2: $(ls /sys/class/net | tr '\n' ' ')"; return 1; }
+	out=$(ip -d -o link show dmnic2) || return 1
+	[[ $out == *" devmemnic "* ]] || { echo "ip -d link does not say devmemnic: $out"; return 1; }
+	mkdir -p /run/netns
+	ip netns add peer || return 1
+	ip -batch - <<-EOF || return 1
+		link set dmnic2 netns peer
+		addr add 10.11.0.1/24 dev dmx0
+		link set dmx0 up
+	EOF
+	[ "$(carrier_of dmx0)" = 0 ] || { echo "carrier with the peer down"; return 1; }
+	ip -n peer -batch - <<-EOF || return 1
+		addr add 10.11.0.2/24 dev dmnic2
+		link set lo up
+		link set dmnic2 up
+	EOF
+	wait_carrier dmx0 || return 1
+	ip netns exec peer ncdevmem-rs -l -s 10.11.0.2 -c 10.11.0.1 -p $port -f dmnic2 -v 7 \
+		--size $((16 * 1024 * 1024)) >/tmp/sp.out 2>/tmp/sp.err &
+	spid=$!
+	wait_listen $port || { cat /tmp/sp.err; return 1; }
+	timeout 120 ncdevmem-rs -s 10.11.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/sp.cli ||
+		{ tail -3 /tmp/sp.cli; return 1; }
+	wait $spid || { tail -3 /tmp/sp.err; return 1; }
+	check_rs_summary /tmp/sp.out $bytes || return 1
+	ip link del dmx0 || return 1
+	for ((i = 0; i < 20; i++)); do
+		ip netns exec peer test -e /sys/class/net/dmnic2 || break
+		sleep 0.1
+	done
+	ip netns exec peer test -e /sys/class/net/dmnic2 && { echo "the peer outlived ip link del"; return 1; }
+	# Deleting the peer deletes both too; a pair left goes with the module.
+	ip link add dmx1 type devmemnic || return 1
+	ip link del dmnic2 || return 1
+	[ ! -e /sys/class/net/dmx1 ] || { echo "dmx1 outlived its peer"; return 1; }
+	ip link add dmx2 type devmemnic || return 1
+	unload_clean
+}
+
 run_test stacked/link-ops link_ops
+run_test link/pair link_pair
 run_test stacked/plain-tcp plain_tcp
 run_test stacked/devmem-rx devmem_rx plain
 run_test stacked/devmem-tx-into-devmem-rx devmem_rx devmem
