@@ -195,7 +195,24 @@ rs_zcrx_copy_into_dmabuf_refused() {
 # queue drops frames at the NIC (counted, rx15_alloc_fail), the kernel posts
 # ALLOC_FAIL, ncdevmem-rs flushes the refill queue and re-arms, and TCP's
 # retransmissions carry every byte through, validated.
+# The sender's send buffer is capped (16 KiB: about 11 segments in flight)
+# while it runs: each segment takes a 4 KiB buffer of the 16, and once
+# segments after a dropped one fill every buffer in TCP's out-of-order queue,
+# none is left for the missing one, which the receiver cannot return them
+# without: a stall TCP cannot leave (seen once, stock 7.3: the sender timed
+# out after 942 s). Fewer in flight than buffers rules that out; the
+# receiver still runs dry while it holds in-order buffers.
 rs_zcrx_area_exhausted() {
+	local wmem rc
+	read -r wmem </proc/sys/net/ipv4/tcp_wmem
+	echo "4096 16384 16384" >/proc/sys/net/ipv4/tcp_wmem || return 1
+	rs_zcrx_area_exhausted_run
+	rc=$?
+	echo "$wmem" >/proc/sys/net/ipv4/tcp_wmem
+	return $rc
+}
+
+rs_zcrx_area_exhausted_run() {
 	local port=5565 bytes=$((8 * 1024 * 1024)) a0 drops
 	setup_pair || return 1
 	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
