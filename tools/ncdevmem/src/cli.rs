@@ -12,6 +12,10 @@ use std::net::IpAddr;
 /// The most areas one zcrx queue takes (io_uring/zcrx.c's ZCRX_MAX_AREAS).
 pub const MAX_ZCRX_AREAS: u32 = 1024;
 
+/// The most chunks `--hold-chunks` keeps: half the refill queue, which must
+/// take them back at once beside what is already queued there.
+pub const MAX_HELD_CHUNKS: u32 = 2048;
+
 /// Where `--fail-nth` is armed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FaultPhase {
@@ -143,6 +147,11 @@ pub struct Opts {
     /// off the queue (copy fallback), which a dma-buf area cannot take.
     #[arg(long)]
     pub zcrx_host_memory: bool,
+    /// --zcrx: keep the first N chunks until the Nth has arrived, then give
+    /// them back together (N buffers out at once, as an application that
+    /// holds buffers for its consumer; at most 2048).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub hold_chunks: u32,
     /// Server: bind with N-byte RX buffers (bind-rx's rx-page-size, a power
     /// of two; Linux 7.3+), the dma-buf backed by 2 MiB huge pages when N is
     /// larger than a page (as upstream's -b).
@@ -224,6 +233,12 @@ fn check(o: &Opts) -> Result<(), String> {
     if o.zcrx_host_memory && (!o.zcrx || o.provider.is_some()) {
         return Err("--zcrx-host-memory goes with --zcrx, without --provider".into());
     }
+    if o.hold_chunks != 0 && !o.zcrx {
+        return Err("--hold-chunks goes with --zcrx (devmem TCP has --hold-tokens-secs)".into());
+    }
+    if o.hold_chunks > MAX_HELD_CHUNKS {
+        return Err(format!("--hold-chunks must be 0..{MAX_HELD_CHUNKS}"));
+    }
     if o.zcrx_areas == 0 || o.zcrx_areas > MAX_ZCRX_AREAS {
         return Err(format!("--zcrx-areas must be 1..{MAX_ZCRX_AREAS}"));
     }
@@ -294,7 +309,14 @@ mod tests {
             "-s 10.9.0.2 -f eth1 -q 1 --zcrx",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --rx-buf-len 65536",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --abuse-tokens",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --hold-chunks 8",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --hold-chunks 2049",
         ]);
+        let o = parse_args(&args(
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --hold-chunks 2048",
+        ))
+        .unwrap();
+        assert_eq!(o.hold_chunks, 2048);
     }
 
     #[test]

@@ -725,6 +725,9 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     let start = Instant::now();
     let mut progress = Progress::new(start);
     let mut done = false;
+    // --hold-chunks: the first chunks, kept until that many are out.
+    let mut held = Vec::with_capacity(o.hold_chunks as usize);
+    let mut hold_done = o.hold_chunks == 0;
     while !done {
         if signals::stop_requested() {
             return Ok(Outcome::Interrupted);
@@ -752,7 +755,20 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
             chunks += 1;
             largest = largest.max(len);
             per_area[area] += 1;
-            zc.refill(area, off, len);
+            if held.len() < o.hold_chunks as usize && !hold_done {
+                held.push((area, off, len));
+            } else {
+                zc.refill(area, off, len);
+            }
+        }
+        if !hold_done && (held.len() >= o.hold_chunks as usize || done) {
+            if !held.is_empty() {
+                eprintln!("io_uring zcrx: giving back {} held chunks", held.len());
+            }
+            for (area, off, len) in held.drain(..) {
+                zc.refill(area, off, len);
+            }
+            hold_done = true;
         }
         if rearm && !done {
             zc.arm(fd)?;
