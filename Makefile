@@ -67,7 +67,7 @@ stress:
 
 # The kernels of make check's selftests lanes unless KERNEL was given.
 selftests:
-	SELFTESTS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 stock-7.2 stock-7.3)" scripts/selftests
+	SELFTESTS_KERNELS="$(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),6.12 stock-7.2 stock-7.3)" TOPOLOGY="$(TOPOLOGY)" scripts/selftests
 
 demo:
 	scripts/demo

@@ -7,18 +7,37 @@
 # bindings) never decides the next one's verdict, and the module must unload
 # cleanly after each (its own line: "DMN-SELFTEST-UNLOAD <test> ok|FAIL").
 #
+# DMN_TOPOLOGY=two-vm (make selftests TOPOLOGY=two-vm, scripts/vm-pair's
+# guest A): NETIF is dmn0, a devmemnic device stacked on the wire NIC, and
+# the remote is guest B (tests/selftests/remote.sh) reached over ssh
+# (REMOTE_TYPE=ssh) on the wire NIC's own addresses, as NIPA runs a
+# hardware lane; each file still gets a freshly loaded module here.
+#
 # Environment: KSFT_INSTALL (the install), SELFTESTS_ONLY (an extended glob of
 # "collection:file" names, e.g. 'drivers/net/hw:@(devmem|ntuple).py'),
-# DMN_KSFT_MODULES and DMN_KSFT_LACKS (scripts/ksft-kernel-config).
+# DMN_KSFT_MODULES and DMN_KSFT_LACKS (scripts/ksft-kernel-config),
+# DMN_TOPOLOGY (one-vm, default, or two-vm).
 source /run/devmemnic/extra/lib.sh
 shopt -s extglob
 : "${KSFT_INSTALL:?}"
-cd "$KSFT_INSTALL" || exit 1
+TOPOLOGY="${DMN_TOPOLOGY:-one-vm}"
 
-# dmnic0: 10.9.0.1, fd00::1; dmnic1 in "peer": 10.9.0.2, fd00::2 (setup_pair).
+if [ "$TOPOLOGY" = two-vm ]; then
+	source /run/devmemnic/extra/wire-lib.sh
+	# dmn0 (MAC 52:54:00:78:00:0a): 10.78.0.1, fd78::1; B's dmn0 10.78.0.2,
+	# fd78::2, its ssh server on 10.77.0.2 (the wire NIC's address).
+	export NETIF=dmn0 LOCAL_V4=10.78.0.1 REMOTE_V4=10.78.0.2 LOCAL_V6=fd78::1 REMOTE_V6=fd78::2
+	export REMOTE_TYPE=ssh REMOTE_ARGS=root@10.77.0.2
+	REMOTE_IF=dmn0
+else
+	# dmnic0: 10.9.0.1, fd00::1; dmnic1 in "peer": 10.9.0.2, fd00::2 (setup_pair).
+	export NETIF=dmnic0 LOCAL_V4=10.9.0.1 REMOTE_V4=10.9.0.2 LOCAL_V6=fd00::1 REMOTE_V6=fd00::2
+	export REMOTE_TYPE=netns REMOTE_ARGS=peer
+	REMOTE_IF=dmnic1
+fi
+cd "$KSFT_INSTALL" || exit 1
 # LOCAL_PREFIX_V6 is the netkit tests' container prefix (NetDrvContEnv).
-export NETIF=dmnic0 LOCAL_V4=10.9.0.1 REMOTE_V4=10.9.0.2 LOCAL_V6=fd00::1 REMOTE_V6=fd00::2
-export REMOTE_TYPE=netns REMOTE_ARGS=peer LOCAL_PREFIX_V6=2001:db8:2::/64 DISRUPTIVE=True
+export LOCAL_PREFIX_V6=2001:db8:2::/64 DISRUPTIVE=True
 export PYTHONDONTWRITEBYTECODE=1
 # The kernel tree's own tools first (scripts/build-kselftests: bpftool).
 [ -d "$KSFT_INSTALL/.tools" ] && export PATH="$KSFT_INSTALL/.tools:$PATH"
@@ -87,7 +106,73 @@ blocked_tasks() {
 	done
 }
 
+# Runs a command on the remote: in namespace "peer", or over ssh on B.
+on_remote() {
+	if [ "$TOPOLOGY" = two-vm ]; then
+		ssh -q "$REMOTE_ARGS" "$*"
+	else
+		ip netns exec peer "$@"
+	fi
+}
+
+# Two-host topology: ssh to B with the key made for this run (its host key
+# known), one connection shared by every command (ControlMaster: a login
+# costs seconds of TCG crypto). ssh reads ~/.ssh from the password
+# database's home (/root, the host's, read-only here): ssh and scp first in
+# PATH are wrappers giving them this run's configuration (-F).
+two_vm_setup() {
+	local i d=/tmp/two-vm-ssh p
+	mkdir -m 700 $d || return 1
+	install -m 600 /run/devmemnic/extra/two-vm-id $d/id || return 1
+	for p in ssh scp; do
+		printf '#!/bin/sh\nexec /usr/bin/%s -F %s/config "$@"\n' $p $d >/run/devmemnic/bin/$p || return 1
+		chmod 755 /run/devmemnic/bin/$p || return 1
+	done
+	cat >$d/config <<-EOF || return 1
+		Host *
+		    IdentityFile $d/id
+		    UserKnownHostsFile /run/devmemnic/extra/two-vm-known-hosts
+		    StrictHostKeyChecking yes
+		    BatchMode yes
+		    ConnectTimeout 60
+		    ServerAliveInterval 30
+		    ControlMaster auto
+		    ControlPath /tmp/ssh-%C
+		    ControlPersist 7200
+	EOF
+	wire_up || return 1
+	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
+	# B's ssh server starts after its own wire setup: up to 300 s.
+	for ((i = 0; i < 60; i++)); do
+		ssh -q "$REMOTE_ARGS" true 2>/dev/null && break
+		sleep 5
+	done
+	on_remote "ip -br addr show dev $REMOTE_IF" || { echo "no ssh to $REMOTE_ARGS"; return 1; }
+}
+
+# Two-host topology: devmemnic loaded (with its arguments) and dmn0
+# stacked on the wire NIC, answering B's dmn0.
+setup_stacked() { # module arguments...
+	local i
+	modprobe devmemnic "$@" || return 1
+	ip -batch - <<-EOF || return 1
+		link add dmn0 address 52:54:00:78:00:0a link $WIRE_IF type devmemnic
+		addr add 10.78.0.1/24 dev dmn0
+		addr add fd78::1/64 dev dmn0 nodad
+		link set dmn0 up
+	EOF
+	for ((i = 0; i < 30; i++)); do
+		ping -c 1 -W 1 10.78.0.2 >/dev/null 2>&1 && ping -6 -c 1 -W 1 fd78::2 >/dev/null 2>&1 && return 0
+	done
+	echo "dmn0 does not reach B's dmn0"
+	return 1
+}
+
 rc=0
+if [ "$TOPOLOGY" = two-vm ] && ! two_vm_setup; then
+	echo "DMN-SELFTEST-SETUP two-vm FAIL"
+	exit 1
+fi
 # Upstream's config made real on a kernel not built for the suite (Debian's):
 # the modules of options it asks for that this kernel has as modules
 # (scripts/ksft-kernel-config), where the kernel would not load them on its
@@ -117,9 +202,17 @@ run_file() { # name personality
 	# keep_addr_on_down: tests that take the link down and up (rss_ctx.py's
 	# persist cases) expect the addresses back, as a host's network manager
 	# restores them; the kernel's default flushes IPv6 addresses on down.
-	if ! setup_pair max_queues=66 ${personality:+personality=$personality} || ! ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 ||
-		! sysctl -qw net.ipv6.conf.dmnic0.keep_addr_on_down=1 ||
-		! ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1; then
+	# (Two hosts: B routes the prefix to us, set up once: remote.sh.)
+	if [ "$TOPOLOGY" = two-vm ]; then
+		setup_stacked max_queues=66 ${personality:+personality=$personality} &&
+			sysctl -qw net.ipv6.conf.dmn0.keep_addr_on_down=1
+	else
+		setup_pair max_queues=66 ${personality:+personality=$personality} && ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 &&
+			sysctl -qw net.ipv6.conf.dmnic0.keep_addr_on_down=1 &&
+			ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1
+	fi
+	# shellcheck disable=SC2181
+	if [ $? -ne 0 ]; then
 		echo "DMN-SELFTEST-SETUP $name FAIL"
 		rc=1
 		teardown_pair
@@ -136,8 +229,8 @@ run_file() { # name personality
 	if ! ./run_kselftest.sh "${timeout_args[@]}" -t "$name"; then
 		rc=1
 		# The NIC's side of a failure, for the log: its non-zero counters.
-		echo "DMN-SELFTEST-STATS $name dmnic0: $(ethtool -S dmnic0 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
-		echo "DMN-SELFTEST-STATS $name dmnic1: $(ip netns exec peer ethtool -S dmnic1 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
+		echo "DMN-SELFTEST-STATS $name $NETIF: $(ethtool -S $NETIF 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
+		echo "DMN-SELFTEST-STATS $name remote $REMOTE_IF: $(on_remote ethtool -S $REMOTE_IF 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
 	fi
 	echo "DMN-SELFTEST-TIME $name $(secs_since "$t0")"
 	end_leftovers "$name" "$(echo $before)"
@@ -178,4 +271,6 @@ for run in ${DMN_PERSONALITY_RUNS//,/ }; do
 		run_file "$name" "${run%%=*}"
 	done
 done
+# B serves until told (or until this guest stops answering).
+[ "$TOPOLOGY" = two-vm ] && { on_remote "touch /tmp/dmn-two-vm-done" || rc=1; }
 exit $rc
