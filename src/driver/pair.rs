@@ -57,6 +57,30 @@ pub(crate) struct PairShape {
     pub(crate) personality: Personality,
 }
 
+/// The settings of device `name` with `tx_queues` and `rx_queues` queues,
+/// shaped `shape`: any devmemnic device's, paired or stacked.
+pub(crate) fn device_config<'a>(
+    name: &'a CStr,
+    tx_queues: u32,
+    rx_queues: u32,
+    shape: &PairShape,
+) -> NetDevConfig<'a> {
+    NetDevConfig {
+        name,
+        tx_queues,
+        rx_queues,
+        active_queues: shape.queues,
+        min_mtu: MIN_MTU,
+        max_mtu: MAX_MTU,
+        features: default_features(),
+        // Off at creation, as mlx5 ships it: coalescing changes what every
+        // receiver sees, so users ask for it.
+        offered_features: feature_gro_hw(),
+        devmem_tx: true,
+        rss_rxnfc_adds: shape.rss_queue_offset,
+    }
+}
+
 /// The queues and state of device `name` (its interrupt lines are named
 /// after it), shaped `shape`.
 pub(crate) fn new_side(
@@ -133,20 +157,7 @@ impl Pair {
         )?;
         let alloc_side = |side: usize| -> Result<NetDevAlloc<Nic>> {
             let name = CString::try_from_fmt(format_args!("dmnic{}", 2 * n + side as u32))?;
-            let cfg = NetDevConfig {
-                name: &name,
-                tx_queues: shape.max_queues,
-                rx_queues: shape.max_queues,
-                active_queues: shape.queues,
-                min_mtu: MIN_MTU,
-                max_mtu: MAX_MTU,
-                features: default_features(),
-                // Off at creation, as mlx5 ships it: coalescing changes what
-                // every receiver sees, so users ask for it.
-                offered_features: feature_gro_hw(),
-                devmem_tx: true,
-                rss_rxnfc_adds: shape.rss_queue_offset,
-            };
+            let cfg = device_config(&name, shape.max_queues, shape.max_queues, shape);
             let data = Arc::new(
                 NicPriv::Paired {
                     pair: pair.clone(),

@@ -19,7 +19,7 @@
 
 use super::{
     nic::{Nic, NicPriv, Side},
-    pair::{new_side, PairShape, MAX_MTU, MIN_MTU},
+    pair::{device_config, new_side, PairShape, MAX_MTU, MIN_MTU},
     tx::steer,
 };
 use crate::abstractions::{
@@ -28,7 +28,7 @@ use crate::abstractions::{
         for_each_device, IfName, LowerDev, LowerEvent, LowerLink, NewLink, NewLinkSetup, Rtnl,
         XmitError,
     },
-    netdev::{default_features, feature_gro_hw, NetDev, NetDevConfig},
+    netdev::{NetDev, NetDevConfig},
     netdev_ops::TxOutcome,
     page_pool::wait_for_provider_release,
     params,
@@ -242,19 +242,7 @@ pub(crate) fn iflink(dev: &NetDev, st: &Stacked) -> i32 {
 /// The settings of a device `ip link add` makes, shaped `shape`.
 pub(crate) fn link_config<'a>(new: &'a NewLink<'a>, shape: &PairShape) -> NetDevConfig<'a> {
     let (tx_queues, rx_queues) = new.queue_counts();
-    NetDevConfig {
-        name: new.name(),
-        tx_queues,
-        rx_queues,
-        active_queues: shape.queues,
-        min_mtu: MIN_MTU,
-        max_mtu: MAX_MTU,
-        features: default_features(),
-        // Off at creation, as for a pair's devices.
-        offered_features: feature_gro_hw(),
-        devmem_tx: true,
-        rss_rxnfc_adds: shape.rss_queue_offset,
-    }
+    device_config(new.name(), tx_queues, rx_queues, shape)
 }
 
 /// A frame from the lower device: onto the ring of the RX queue this
@@ -303,18 +291,7 @@ pub(crate) fn transmit(dev: &NetDev, st: &Stacked, skb: SkBuff) -> TxOutcome {
         st.lower.xmit(skb)
     };
     match sent {
-        Ok(()) => {
-            tq.stats.packets.add(1);
-            tq.stats.bytes.add(len);
-            if from_device_memory {
-                tq.stats.devmem_packets.add(1);
-            }
-            if segments > 1 {
-                tq.stats.gso_packets.add(1);
-                tq.stats.gso_bytes.add(len);
-                tq.stats.gso_wire_packets.add(u64::from(segments));
-            }
-        }
+        Ok(()) => tq.count_sent(len, segments, from_device_memory),
         Err(_) => tq.stats.dropped.add(1),
     }
     TxOutcome::Done

@@ -195,16 +195,7 @@ fn transmit_one(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
     tq.in_flight.fetch_add(1, Ordering::SeqCst);
     match q.ring.produce(skb, q.ring.size()) {
         Ok(()) => {
-            tq.stats.packets.add(1);
-            tq.stats.bytes.add(len);
-            if from_device_memory {
-                tq.stats.devmem_packets.add(1);
-            }
-            if segments > 1 {
-                tq.stats.gso_packets.add(1);
-                tq.stats.gso_bytes.add(len);
-                tq.stats.gso_wire_packets.add(u64::from(segments));
-            }
+            tq.count_sent(len, segments, from_device_memory);
             q.irq.trigger();
             if tq.in_flight.load(Ordering::SeqCst) >= limit {
                 stop_queue(dev, data.me(), tq, txq, limit);
@@ -230,6 +221,21 @@ fn transmit_one(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> TxOutcome {
 }
 
 impl TxQueue {
+    /// Counts a frame of `len` bytes (`segments` on the wire; its payload
+    /// from device memory or not) the queue sent.
+    pub(crate) fn count_sent(&self, len: u64, segments: u32, from_device_memory: bool) {
+        self.stats.packets.add(1);
+        self.stats.bytes.add(len);
+        if from_device_memory {
+            self.stats.devmem_packets.add(1);
+        }
+        if segments > 1 {
+            self.stats.gso_packets.add(1);
+            self.stats.gso_bytes.add(len);
+            self.stats.gso_wire_packets.add(u64::from(segments));
+        }
+    }
+
     /// Descriptors in use: frames sent and not yet reaped.
     pub(crate) fn in_flight(&self) -> u32 {
         self.in_flight.load(Ordering::SeqCst)
