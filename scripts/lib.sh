@@ -209,6 +209,36 @@ build_module_for() { # flavour [make args]
 	fi
 }
 
+# OpenSSH's sshd and sftp-server, unpacked from Debian 12's packages (apt
+# checks them against its signed index) into the cache, not installed: the
+# remote guest of the two-host selftests runs them (tests/selftests/
+# remote.sh), as NIPA's remote hosts run OpenSSH; this machine gets no ssh
+# server. Prints the directory.
+ssh_server_dir() {
+	local ver dir tmp d
+	ver=$(apt-cache policy openssh-server | sed -n 's/^ *Candidate: //p')
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+		echo "openssh-server is not in apt's index (apt-get update)" >&2
+		return 1
+	fi
+	dir="$CACHE/openssh-server-${ver//:/_}"
+	if [ ! -x "$dir/usr/sbin/sshd" ] || [ ! -x "$dir/usr/lib/openssh/sftp-server" ]; then
+		tmp=$(mktemp -d)
+		# (apt-get download as root warns that its sandbox user cannot write here.)
+		if ! (cd "$tmp" && apt-get download "openssh-server=$ver" openssh-sftp-server) >&2 2>"$tmp/log"; then
+			cat "$tmp/log" >&2
+			rm -rf "$tmp"
+			return 1
+		fi
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		for d in "$tmp"/*.deb; do dpkg -x "$d" "$dir.tmp"; done
+		rm -rf "$tmp" "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
 # Runs a long command with its output in a log file, printing a heartbeat.
 run_logged() {
 	local what="$1" log="$2"

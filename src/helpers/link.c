@@ -10,6 +10,7 @@
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
+#include <linux/netpoll.h>
 #include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>
 
@@ -257,10 +258,42 @@ struct net_device *dmn_lower_upper(struct net_device *lower)
 	return rtnl_dereference(lower->rx_handler_data);
 }
 
+/*
+ * netpoll's transmit on the stacked device (netconsole on it): interrupts
+ * are off and the stacked device's queue lock is held, where
+ * dev_queue_xmit() may not run (its softirqs would run the stacked
+ * device's receive, whose replies take that lock again: a lockup). Straight
+ * to @lower's driver instead, as netpoll itself transmits; a busy queue
+ * drops the message.
+ */
+static int dmn_lower_xmit_netpoll(struct net_device *lower, struct sk_buff *skb)
+{
+	u16 q = skb_get_queue_mapping(skb);
+	struct netdev_queue *txq;
+	netdev_tx_t ret = NETDEV_TX_BUSY;
+
+	if (q >= lower->real_num_tx_queues)
+		q = 0;
+	skb_set_queue_mapping(skb, q);
+	txq = netdev_get_tx_queue(lower, q);
+	if (HARD_TX_TRYLOCK(lower, txq)) {
+		if (!netif_xmit_frozen_or_stopped(txq))
+			ret = netdev_start_xmit(skb, lower, txq, false);
+		HARD_TX_UNLOCK(lower, txq);
+	}
+	if (!dev_xmit_complete(ret)) {
+		kfree_skb(skb);
+		return NET_XMIT_DROP;
+	}
+	return NET_XMIT_SUCCESS;
+}
+
 /* Sends @skb out of @lower; the core owns it after. */
 int dmn_lower_xmit(struct net_device *lower, struct sk_buff *skb)
 {
 	skb->dev = lower;
+	if (unlikely(netpoll_tx_running(lower)))
+		return dmn_lower_xmit_netpoll(lower, skb);
 	return dev_queue_xmit(skb);
 }
 

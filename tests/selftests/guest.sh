@@ -116,8 +116,10 @@ on_remote() {
 }
 
 # Two-host topology: ssh to B with the key made for this run (its host key
-# known), one connection shared by every command (ControlMaster: a login
-# costs seconds of TCG crypto). ssh reads ~/.ssh from the password
+# known), a connection per command as upstream's Remote expects (with a
+# shared one, ControlMaster, the master holds each command's output pipes:
+# a killed background command's pipe never closes, and upstream's wait for
+# it times out). ssh reads ~/.ssh from the password
 # database's home (/root, the host's, read-only here): ssh and scp first in
 # PATH are wrappers giving them this run's configuration (-F).
 two_vm_setup() {
@@ -136,11 +138,12 @@ two_vm_setup() {
 		    BatchMode yes
 		    ConnectTimeout 60
 		    ServerAliveInterval 30
-		    ControlMaster auto
-		    ControlPath /tmp/ssh-%C
-		    ControlPersist 7200
 	EOF
 	wire_up || return 1
+	# Jumbo frames on the wire (as on a hardware lane's NICs): dmn0's MTU
+	# stays 1500, and tests raising it (ping.py's multi-buffer XDP, 9000)
+	# stay within its lower device's, as a stacked device must.
+	ip link set "$WIRE_IF" mtu 9216 || return 1
 	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
 	# B's ssh server starts after its own wire setup: up to 300 s.
 	for ((i = 0; i < 60; i++)); do
@@ -156,7 +159,7 @@ setup_stacked() { # module arguments...
 	local i
 	modprobe devmemnic "$@" || return 1
 	ip -batch - <<-EOF || return 1
-		link add dmn0 address 52:54:00:78:00:0a link $WIRE_IF type devmemnic
+		link add dmn0 address 52:54:00:78:00:0a mtu 1500 link $WIRE_IF type devmemnic
 		addr add 10.78.0.1/24 dev dmn0
 		addr add fd78::1/64 dev dmn0 nodad
 		link set dmn0 up
