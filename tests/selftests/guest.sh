@@ -144,6 +144,10 @@ two_vm_setup() {
 	# stays 1500, and tests raising it (ping.py's multi-buffer XDP, 9000)
 	# stay within its lower device's, as a stacked device must.
 	ip link set "$WIRE_IF" mtu 9216 || return 1
+	# The wire's frames reach dmn0 as they were sent: no GRO on the wire
+	# NIC merging them first (gro.py sends frame sequences that must not
+	# coalesce, and judges dmn0's own GRO).
+	ethtool -K "$WIRE_IF" gro off || return 1
 	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
 	# B's ssh server starts after its own wire setup: up to 300 s.
 	for ((i = 0; i < 60; i++)); do

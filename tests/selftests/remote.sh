@@ -49,8 +49,10 @@ Subsystem sftp $SSHD_DIR/usr/lib/openssh/sftp-server
 CONFIG
 
 wire_up || exit 1
-# Jumbo frames on the wire, as in guest A (tests/selftests/guest.sh).
+# Jumbo frames on the wire and no GRO on the wire NIC, as in guest A
+# (tests/selftests/guest.sh).
 ip link set "$WIRE_IF" mtu 9216 || exit 1
+ethtool -K "$WIRE_IF" gro off || exit 1
 modprobe devmemnic || exit 1
 echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || exit 1
 ip -batch - <<LINKS || exit 1
