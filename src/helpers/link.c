@@ -195,11 +195,18 @@ static rx_handler_result_t dmn_lower_rx_handler(struct sk_buff **pskb)
 
 	if (skb_vlan_tag_present(skb) || skb->pkt_type == PACKET_LOOPBACK)
 		return RX_HANDLER_PASS;
+	/*
+	 * A frame lost for want of memory before it reaches a queue counts in
+	 * the core's rx_dropped of the stacked device (ip -s link), as
+	 * macvlan's do; the queues count their own.
+	 */
 	if (is_multicast_ether_addr(eth->h_dest)) {
 		copy = skb_clone(skb, GFP_ATOMIC);
 		if (copy) {
 			skb_push(copy, copy->data - skb_mac_header(copy));
 			dmn_link_cbs->receive(upper, copy);
+		} else {
+			dev_core_stats_rx_dropped_inc(upper);
 		}
 		return RX_HANDLER_PASS;
 	}
@@ -209,6 +216,8 @@ static rx_handler_result_t dmn_lower_rx_handler(struct sk_buff **pskb)
 	if (skb) {
 		skb_push(skb, skb->data - skb_mac_header(skb));
 		dmn_link_cbs->receive(upper, skb);
+	} else {
+		dev_core_stats_rx_dropped_inc(upper);
 	}
 	return RX_HANDLER_CONSUMED;
 }
