@@ -36,6 +36,23 @@ if [ -r "${BASH_SOURCE[0]%/*}/tests.manifest" ]; then
 	done <"${BASH_SOURCE[0]%/*}/tests.manifest"
 	unset _name _boots _needs _rest
 fi
+# Keeps the kernel's receive time stamping (netstamp_needed_key) on for as
+# long as this shell lives: a socket asking for SO_TIMESTAMP, held by a
+# sleeping python3 (the shared host root's). Each ping otherwise turns the
+# static key on and off, patching the receive path's code; under TCG
+# another vCPU can run the patched instruction's int3 after the patch
+# ended ("Oops: int3" in netif_receive_skb_list_internal, seen on the
+# remote guest of the two-host selftests, where ssh and ping run by the
+# hundred). For the upstream selftests' guests, which run it first.
+hold_rx_timestamps() {
+	python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+time.sleep(1 << 30)
+' </dev/null >/dev/null 2>&1 &
+}
+
 # Runs a command in namespace $1, or in the root one if $1 is empty.
 in_ns() { # ns command...
 	local ns="$1"

@@ -176,6 +176,7 @@ setup_stacked() { # module arguments...
 }
 
 rc=0
+hold_rx_timestamps
 if [ "$TOPOLOGY" = two-vm ] && ! two_vm_setup; then
 	echo "DMN-SELFTEST-SETUP two-vm FAIL"
 	exit 1

@@ -10,6 +10,7 @@
 # unpacked from Debian's package (DMN_SSHD_DIR: scripts/lib.sh's
 # ssh_server_dir). Serves until A says it is done (touches
 # /tmp/dmn-two-vm-done here over ssh) or stops answering on the wire.
+source /run/devmemnic/extra/lib.sh
 source /run/devmemnic/extra/wire-lib.sh
 EXTRA=/run/devmemnic/extra
 DONE=/tmp/dmn-two-vm-done
@@ -48,6 +49,7 @@ SetEnv PATH=/run/devmemnic/bin:/usr/sbin:/usr/bin:/sbin:/bin
 Subsystem sftp $SSHD_DIR/usr/lib/openssh/sftp-server
 CONFIG
 
+hold_rx_timestamps
 wire_up || exit 1
 # Jumbo frames on the wire and no GRO on the wire NIC, as in guest A
 # (tests/selftests/guest.sh).
