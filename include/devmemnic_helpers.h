@@ -67,6 +67,7 @@ void *dmn_netdev_priv(struct net_device *dev);
 void dmn_netdev_set_parent(struct net_device *dev, struct device *parent);
 void dmn_eth_hw_addr_random(struct net_device *dev);
 bool dmn_netif_running(const struct net_device *dev);
+void dmn_netdev_core_rx_dropped_inc(struct net_device *dev);
 bool dmn_netif_carrier_ok(const struct net_device *dev);
 void dmn_txq_stop(struct net_device *dev, unsigned int idx);
 void dmn_txq_wake(struct net_device *dev, unsigned int idx);

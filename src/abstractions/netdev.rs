@@ -179,6 +179,14 @@ impl NetDev {
         unsafe { bindings::dmn_netif_running(self.as_raw()) }
     }
 
+    /// Counts a received frame lost before it reached a queue (the core's
+    /// `rx_dropped`, which `ip -s link` shows).
+    pub(crate) fn core_rx_dropped_inc(&self) {
+        // SAFETY: the device is allocated (type invariant); the per-CPU
+        // counter may be bumped from any context.
+        unsafe { bindings::dmn_netdev_core_rx_dropped_inc(self.as_raw()) }
+    }
+
     /// Whether the carrier is on.
     pub(crate) fn carrier_ok(&self) -> bool {
         // SAFETY: the device is allocated (type invariant).

@@ -248,7 +248,27 @@ pub(crate) fn link_config<'a>(new: &'a NewLink<'a>, shape: &PairShape) -> NetDev
 /// A frame from the lower device: onto the ring of the RX queue this
 /// device's steering picks (ntuple rule, else RSS), or dropped and counted
 /// when that ring is full, as a NIC drops what its RX ring cannot hold.
-pub(crate) fn receive(dev: &NetDev, st: &Stacked, mut skb: SkBuff) {
+///
+/// With an XDP program attached, the program sees wire frames: a frame a
+/// software sender left work on (a veth peer's TSO super-frame or partial
+/// checksum, or one the lower device's GRO merged) is segmented and summed
+/// first, as the sender's NIC would have before the wire; else an XDP_TX
+/// echo would leave with the sender's partial sum.
+pub(crate) fn receive(dev: &NetDev, st: &Stacked, skb: SkBuff) {
+    if !st.side.xdp.is_attached() || (skb.segments() <= 1 && !skb.csum_partial()) {
+        return receive_one(dev, st, skb);
+    }
+    let Some(frames) = skb.offloads_in_software() else {
+        dev.core_rx_dropped_inc();
+        return;
+    };
+    for frame in frames {
+        receive_one(dev, st, frame);
+    }
+}
+
+/// One wire frame from the lower device onto its RX queue's ring.
+fn receive_one(dev: &NetDev, st: &Stacked, mut skb: SkBuff) {
     let active = dev.real_num_rx_queues();
     if !dev.is_running() || active == 0 {
         return;

@@ -31,6 +31,12 @@ bool dmn_netif_running(const struct net_device *dev)
 	return netif_running(dev);
 }
 
+/* A received frame lost before it reached a queue (ip -s link's dropped). */
+void dmn_netdev_core_rx_dropped_inc(struct net_device *dev)
+{
+	dev_core_stats_rx_dropped_inc(dev);
+}
+
 bool dmn_netif_carrier_ok(const struct net_device *dev)
 {
 	return netif_carrier_ok(dev);

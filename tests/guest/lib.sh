@@ -181,6 +181,22 @@ queue_sum() { # rx|tx dev suffix [ns]
 	local dir="$1" dev="$2" suffix="$3" ns="${4:-}"
 	in_ns "$ns" ethtool -S "$dev" | awk -v n="^${dir}[0-9]+_${suffix}:\$" '$1 ~ n { t += $2 } END { print t + 0 }'
 }
+# Sends a datagram of $3 bytes (a file's) to port $2 of $1 and prints what
+# came back within 3 s (nothing if none).
+udp_roundtrip() { # address port file
+	local reply
+	exec 5<>"/dev/udp/$1/$2" || return 1
+	dd if="$3" bs=65536 count=1 2>/dev/null >&5
+	reply=$(timeout 3 dd bs=65536 count=1 2>/dev/null <&5)
+	exec 5>&-
+	printf '%s' "$reply"
+}
+
+# A file of $1 printable bytes.
+payload() { # bytes file
+	head -c "$1" /dev/urandom | base64 -w 0 | head -c "$1" >"$2"
+}
+
 rx_sum() { queue_sum rx "$@"; }
 tx_sum() { queue_sum tx "$@"; }
 

@@ -277,6 +277,44 @@ udp_noports() {
 	ip netns exec peer awk '/^Udp:/ { if (n++) { for (i = 1; i <= NF; i++) if (h[i] == "NoPorts") print $i } else for (i = 1; i <= NF; i++) h[i] = $i }' /proc/net/snmp
 }
 
+# XDP on a stacked device: /extra/xdp_verdicts.bpf.o (tests/guest/bpf) on
+# dmn1 turns datagrams to port 7 around (XDP_TX) and sends those to port
+# 11 through a redirect to dmn1 itself (ndo_xdp_xmit): both go back out of
+# sv1 to dmn0, single-buffer at MTU 1500 and multi-buffer at 9000 (the veth
+# below at 9000 too); port 9 drops. The echoes come back whole, counted.
+xdp_verdicts() {
+	local prog=/extra/xdp_verdicts.bpf.o mtu sec size i got tx0 xmit0 drop0 tx xmit drop n=0
+	stacked_setup || return 1
+	tx0=$(rx_sum dmn1 xdp_tx peer)
+	xmit0=$(tx_sum dmn1 xdp_xmit peer)
+	drop0=$(rx_sum dmn1 xdp_drop peer)
+	for mtu in 1500 9000; do
+		sec=xdp size=1000
+		if [ $mtu = 9000 ]; then
+			sec=xdp.frags size=8000
+			ip -n peer link set dmn1 xdpdrv off || return 1
+			ip link set sv0 mtu 9000 && ip -n peer link set sv1 mtu 9000 || return 1
+			ip link set dmn0 mtu 9000 && ip -n peer link set dmn1 mtu 9000 || return 1
+		fi
+		ip -n peer link set dev dmn1 xdpdrv obj $prog sec $sec || return 1
+		payload $size /tmp/st-echo
+		for i in 1 2 3; do
+			got=$(udp_roundtrip 10.10.0.2 7 /tmp/st-echo)
+			[ "$got" = "$(cat /tmp/st-echo)" ] || { echo "MTU $mtu echo $i: ${#got} bytes back of $size"; counters; return 1; }
+			got=$(udp_roundtrip 10.10.0.2 11 /tmp/st-echo)
+			[ "$got" = "$(cat /tmp/st-echo)" ] || { echo "MTU $mtu redirected echo $i: ${#got} bytes back of $size"; counters; return 1; }
+			n=$((n + 1))
+		done
+		udp_roundtrip 10.10.0.2 9 /tmp/st-echo >/dev/null
+	done
+	tx=$(($(rx_sum dmn1 xdp_tx peer) - tx0))
+	xmit=$(($(tx_sum dmn1 xdp_xmit peer) - xmit0))
+	drop=$(($(rx_sum dmn1 xdp_drop peer) - drop0))
+	echo "info: $n echoes each way sent back (xdp_tx $tx), redirected (xdp_xmit $xmit); dropped $drop"
+	[ "$tx" = $n ] && [ "$xmit" = $n ] && [ "$drop" = 2 ] || { echo "counters: xdp_tx $tx, xdp_xmit $xmit, xdp_drop $drop; want $n, $n, 2"; return 1; }
+	unload_clean
+}
+
 # A pair made by `ip link add dmx0 type devmemnic` (no lower device): dmx0
 # and a peer named by the kernel (dmnic2: the module's pair has 0 and 1),
 # deleted together; devmem RX across it, the peer in another namespace.
@@ -329,6 +367,7 @@ run_test stacked/plain-tcp plain_tcp
 run_test stacked/devmem-rx devmem_rx plain
 run_test stacked/devmem-tx-into-devmem-rx devmem_rx devmem
 run_test stacked/zcrx zcrx_rx
+run_test stacked/xdp-verdicts xdp_verdicts
 run_test stacked/lower-down-up lower_down_up
 run_test stacked/lower-gone-returns lower_gone_returns
 run_test stacked/lower-faults-under-traffic lower_faults_under_traffic

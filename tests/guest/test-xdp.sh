@@ -11,28 +11,12 @@ PROG=/extra/xdp_verdicts.bpf.o
 # Attaches the program to dmnic1 (section $1: xdp or xdp.frags).
 attach() { ip -n peer link set dev dmnic1 xdpdrv obj $PROG sec "$1"; }
 
-# Sends a datagram of $2 bytes (a file's) from the root namespace to the
-# peer's port $1 and prints what came back within 3 s (nothing if none).
-udp_roundtrip() { # port file
-	local reply
-	exec 5<>"/dev/udp/10.9.0.2/$1" || return 1
-	dd if="$2" bs=65536 count=1 2>/dev/null >&5
-	reply=$(timeout 3 dd bs=65536 count=1 2>/dev/null <&5)
-	exec 5>&-
-	printf '%s' "$reply"
-}
-
 # Sends $2 datagrams to the peer's port $1 without waiting for replies.
 udp_spray() { # port count
 	local i
 	exec 5<>"/dev/udp/10.9.0.2/$1" || return 1
 	for ((i = 0; i < $2; i++)); do echo "datagram $i" >&5; done
 	exec 5>&-
-}
-
-# A file of $1 printable bytes.
-payload() { # bytes file
-	head -c "$1" /dev/urandom | base64 -w 0 | head -c "$1" >"$2"
 }
 
 # What ndo_bpf and the MTU accept: a single-buffer program only while a
@@ -80,9 +64,9 @@ verdicts() { # mtu section echo-bytes mib
 	local n=5 i got
 	payload "$size" /tmp/echo-out
 	for ((i = 0; i < n; i++)); do
-		got=$(udp_roundtrip 7 /tmp/echo-out)
+		got=$(udp_roundtrip 10.9.0.2 7 /tmp/echo-out)
 		[ "$got" = "$(cat /tmp/echo-out)" ] || { echo "echo $i: ${#got} bytes back of $size"; return 1; }
-		got=$(udp_roundtrip 11 /tmp/echo-out)
+		got=$(udp_roundtrip 10.9.0.2 11 /tmp/echo-out)
 		[ "$got" = "$(cat /tmp/echo-out)" ] || { echo "redirected echo $i: ${#got} bytes back of $size"; return 1; }
 	done
 	xfer_check 10.9.0.2 5301 $((mib * MIB)) || return 1

@@ -26,7 +26,7 @@ if [ "$TOPOLOGY" = two-vm ]; then
 	source /run/devmemnic/extra/wire-lib.sh
 	# dmn0 (MAC 52:54:00:78:00:0a): 10.78.0.1, fd78::1; B's dmn0 10.78.0.2,
 	# fd78::2, its ssh server on 10.77.0.2 (the wire NIC's address).
-	export NETIF=dmn0 LOCAL_V4=10.78.0.1 REMOTE_V4=10.78.0.2 LOCAL_V6=fd78::1 REMOTE_V6=fd78::2
+	export NETIF=$DM_DEV LOCAL_V4=$DM_ME REMOTE_V4=$DM_PEER LOCAL_V6=$DM_ME6 REMOTE_V6=$DM_PEER6
 	export REMOTE_TYPE=ssh REMOTE_ARGS=root@10.77.0.2
 	REMOTE_IF=dmn0
 else
@@ -116,20 +116,22 @@ on_remote() {
 }
 
 # Two-host topology: ssh to B with the key made for this run (its host key
-# known), a connection per command as upstream's Remote expects (with a
-# shared one, ControlMaster, the master holds each command's output pipes:
-# a killed background command's pipe never closes, and upstream's wait for
-# it times out). ssh reads ~/.ssh from the password
-# database's home (/root, the host's, read-only here): ssh and scp first in
-# PATH are wrappers giving them this run's configuration (-F).
+# known). ssh reads ~/.ssh from the password database's home (/root, the
+# host's, read-only here): ssh and scp first in PATH are wrappers giving
+# them this run's configuration (-F). Commands share one connection (a
+# master started here, before the first file: no process of a file's
+# own), as a login under TCG takes longer than some upstream tests give a
+# remote command to start (csum.py's receiver listens for 1 s, xdp.py's
+# socat for 2 s, after wait_port_listen's own remote polls). A multiplexed
+# ssh hands its output descriptors to the master, which holds them until
+# the remote command ends: killing the client would leave upstream's
+# reader waiting for EOF (a killed background iperf3). So the ssh wrapper
+# relays output through pipes of its own and on TERM, INT or HUP kills the
+# client and its relays. Without the master, commands log in on their own.
 two_vm_setup() {
-	local i d=/tmp/two-vm-ssh p
+	local i d=/tmp/two-vm-ssh
 	mkdir -m 700 $d || return 1
 	install -m 600 /run/devmemnic/extra/two-vm-id $d/id || return 1
-	for p in ssh scp; do
-		printf '#!/bin/sh\nexec /usr/bin/%s -F %s/config "$@"\n' $p $d >/run/devmemnic/bin/$p || return 1
-		chmod 755 /run/devmemnic/bin/$p || return 1
-	done
 	cat >$d/config <<-EOF || return 1
 		Host *
 		    IdentityFile $d/id
@@ -138,41 +140,50 @@ two_vm_setup() {
 		    BatchMode yes
 		    ConnectTimeout 60
 		    ServerAliveInterval 30
+		    ControlMaster no
+		    ControlPath $d/master
 	EOF
+	cat >/run/devmemnic/bin/ssh <<-EOF || return 1
+		#!/bin/bash
+		exec 3> >(exec cat)
+		out=\$!
+		exec 4> >(exec cat >&2)
+		err=\$!
+		/usr/bin/ssh -F $d/config "\$@" >&3 2>&4 3>&- 4>&- &
+		client=\$!
+		exec 3>&- 4>&-
+		trap 'kill \$client \$out \$err 2>/dev/null; exit 143' TERM INT HUP
+		wait \$client
+	EOF
+	printf '#!/bin/sh\nexec /usr/bin/scp -F %s/config "$@"\n' $d >/run/devmemnic/bin/scp || return 1
+	chmod 755 /run/devmemnic/bin/ssh /run/devmemnic/bin/scp || return 1
 	wire_up || return 1
-	# Jumbo frames on the wire (as on a hardware lane's NICs): dmn0's MTU
-	# stays 1500, and tests raising it (ping.py's multi-buffer XDP, 9000)
-	# stay within its lower device's, as a stacked device must.
-	ip link set "$WIRE_IF" mtu 9216 || return 1
-	# The wire's frames reach dmn0 as they were sent: no GRO on the wire
-	# NIC merging them first (gro.py sends frame sequences that must not
-	# coalesce, and judges dmn0's own GRO).
-	ethtool -K "$WIRE_IF" gro off || return 1
-	echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || return 1
+	wire_for_selftests || return 1
 	# B's ssh server starts after its own wire setup: up to 300 s.
 	for ((i = 0; i < 60; i++)); do
 		ssh -q "$REMOTE_ARGS" true 2>/dev/null && break
 		sleep 5
 	done
+	/usr/bin/ssh -F $d/config -M -N -f "$REMOTE_ARGS" </dev/null >/dev/null 2>&1 ||
+		{ echo "no ssh master connection to $REMOTE_ARGS"; return 1; }
 	on_remote "ip -br addr show dev $REMOTE_IF" || { echo "no ssh to $REMOTE_ARGS"; return 1; }
+	# What a remote command costs here, through the shared connection and
+	# with a login of its own (for the log).
+	echo "DMN-SELFTEST-SSH shared: $(ssh_ms) ms a command; own login: $(ssh_ms -S none) ms"
+}
+
+# Milliseconds of 5 remote `true`s, on average (ssh options as arguments).
+ssh_ms() { # ssh-options...
+	local t0 i
+	t0=$(date +%s%N)
+	for i in 1 2 3 4 5; do ssh "$@" "$REMOTE_ARGS" true || return 1; done
+	echo $((($(date +%s%N) - t0) / 5000000))
 }
 
 # Two-host topology: devmemnic loaded (with its arguments) and dmn0
 # stacked on the wire NIC, answering B's dmn0.
 setup_stacked() { # module arguments...
-	local i
-	modprobe devmemnic "$@" || return 1
-	ip -batch - <<-EOF || return 1
-		link add dmn0 address 52:54:00:78:00:0a mtu 1500 link $WIRE_IF type devmemnic
-		addr add 10.78.0.1/24 dev dmn0
-		addr add fd78::1/64 dev dmn0 nodad
-		link set dmn0 up
-	EOF
-	for ((i = 0; i < 30; i++)); do
-		ping -c 1 -W 1 10.78.0.2 >/dev/null 2>&1 && ping -6 -c 1 -W 1 fd78::2 >/dev/null 2>&1 && return 0
-	done
-	echo "dmn0 does not reach B's dmn0"
-	return 1
+	modprobe devmemnic "$@" && stacked_add mtu 1500 && stacked_reach_peer 30
 }
 
 rc=0

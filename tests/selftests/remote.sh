@@ -51,19 +51,10 @@ CONFIG
 
 hold_rx_timestamps
 wire_up || exit 1
-# Jumbo frames on the wire and no GRO on the wire NIC, as in guest A
-# (tests/selftests/guest.sh).
-ip link set "$WIRE_IF" mtu 9216 || exit 1
-ethtool -K "$WIRE_IF" gro off || exit 1
+wire_for_selftests || exit 1
 modprobe devmemnic || exit 1
-echo 1 >/proc/sys/net/ipv4/conf/all/arp_ignore || exit 1
-ip -batch - <<LINKS || exit 1
-link add dmn0 address 52:54:00:78:00:0b mtu 1500 link $WIRE_IF type devmemnic
-addr add 10.78.0.2/24 dev dmn0
-addr add fd78::2/64 dev dmn0 nodad
-link set dmn0 up
-route add 2001:db8:2::/64 via fd78::1 dev dmn0
-LINKS
+stacked_add mtu 1500 || exit 1
+ip -6 route add 2001:db8:2::/64 via $DM_PEER6 dev $DM_DEV || exit 1
 sysctl -qw net.ipv6.conf.dmn0.keep_addr_on_down=1 || exit 1
 
 # -D -e: in the foreground, logging to stderr (by absolute path: sshd

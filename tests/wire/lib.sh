@@ -11,11 +11,14 @@ b) WIRE_ME=2 WIRE_PEER=1 ;;
 esac
 WIRE_PEER_IP=10.77.0.$WIRE_PEER
 WIRE_FAILED=0
-# The devmemnic device stacked on the wire NIC (stacked_wire_up): its name
-# and addresses, 10.78.0.1 (A) and 10.78.0.2 (B).
+# The devmemnic device stacked on the wire NIC (stacked_wire_up): its name,
+# MAC and addresses, 10.78.0.1 and fd78::1 (A), 10.78.0.2 and fd78::2 (B).
 DM_DEV=dmn0
+DM_MAC=52:54:00:78:00:0$WIRE_ROLE
 DM_ME=10.78.0.$WIRE_ME
 DM_PEER=10.78.0.$WIRE_PEER
+DM_ME6=fd78::$WIRE_ME
+DM_PEER6=fd78::$WIRE_PEER
 
 # The wire's interface: the NIC with this guest's MAC (virtio_net loaded
 # first where it is a module).
@@ -81,12 +84,10 @@ wire_send() { # port bytes seed
 	return 1
 }
 
-# Loads devmemnic, stacks DM_DEV on the wire NIC with DM_ME; waits (up
-# to 300 s) for the peer's DM_DEV to answer.
-stacked_wire_up() {
-	local i
-	WIRE_IF=$(wire_iface) || { echo "no NIC with this guest's wire MAC"; return 1; }
-	modprobe devmemnic || return 1
+# Stacks DM_DEV on the wire NIC (WIRE_IF, up) with DM_MAC and this
+# guest's addresses; "ip link add" options come as arguments (mtu 1500).
+# devmemnic is loaded already (with the caller's module arguments).
+stacked_add() { # ip-link-add-options...
 	# Only the device holding an address answers ARP for it: else the wire
 	# NIC's stack answers for dmn0's address with its own MAC (Linux's
 	# default) and the peer's frames bypass dmn0.
@@ -94,17 +95,42 @@ stacked_wire_up() {
 	ip -batch - <<-EOF2 || return 1
 		link set lo up
 		link set $WIRE_IF up
-		link add $DM_DEV link $WIRE_IF type devmemnic
+		link add $DM_DEV address $DM_MAC $* link $WIRE_IF type devmemnic
 		addr add $DM_ME/24 dev $DM_DEV
+		addr add $DM_ME6/64 dev $DM_DEV nodad
 		link set $DM_DEV up
 	EOF2
-	for ((i = 0; i < 300; i++)); do
-		ping -c 1 -W 1 "$DM_PEER" >/dev/null 2>&1 && {
-			echo "info: $DM_DEV $DM_ME on $WIRE_IF reaches $DM_PEER ($WIRE_PEER_KERNEL); $(uname -r) here"
-			return 0
-		}
+}
+
+# Waits (up to $1 seconds or so) until the peer's DM_DEV answers on both
+# addresses.
+stacked_reach_peer() { # tries
+	local i
+	for ((i = 0; i < $1; i++)); do
+		ping -c 1 -W 1 "$DM_PEER" >/dev/null 2>&1 && ping -6 -c 1 -W 1 "$DM_PEER6" >/dev/null 2>&1 && return 0
 	done
-	echo "the peer's $DM_DEV ($DM_PEER) never answered"
+	echo "the peer's $DM_DEV ($DM_PEER, $DM_PEER6) never answered"
 	return 1
+}
+
+# Loads devmemnic, stacks DM_DEV on the wire NIC; waits (up to 300 s) for
+# the peer's DM_DEV to answer.
+stacked_wire_up() {
+	WIRE_IF=$(wire_iface) || { echo "no NIC with this guest's wire MAC"; return 1; }
+	modprobe devmemnic || return 1
+	stacked_add || return 1
+	stacked_reach_peer 300 || return 1
+	echo "info: $DM_DEV $DM_ME on $WIRE_IF reaches $DM_PEER ($WIRE_PEER_KERNEL); $(uname -r) here"
+}
+
+# The wire as upstream's selftests need it across two hosts: jumbo frames
+# (as on a hardware lane's NICs: DM_DEV stays at 1500, and tests raising
+# its MTU, ping.py's multi-buffer XDP at 9000, stay within its lower
+# device's, as a stacked device must), and no GRO on the wire NIC (gro.py
+# sends frame sequences that must not coalesce, and judges DM_DEV's own
+# GRO: the wire NIC must not merge them first).
+wire_for_selftests() {
+	ip link set "$WIRE_IF" mtu 9216 || return 1
+	ethtool -K "$WIRE_IF" gro off
 }
 
