@@ -183,7 +183,7 @@ ssh_ms() { # ssh-options...
 # Two-host topology: devmemnic loaded (with its arguments) and dmn0
 # stacked on the wire NIC, answering B's dmn0.
 setup_stacked() { # module arguments...
-	modprobe devmemnic "$@" && stacked_add mtu 1500 && stacked_reach_peer 30
+	modprobe devmemnic "$@" && stacked_add mtu 1500 && stacked_reach_peer 30 v6
 }
 
 rc=0
