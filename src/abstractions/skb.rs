@@ -169,6 +169,13 @@ impl SkBuff {
         unsafe { bindings::dmn_skb_csum_partial(self.ptr.as_ptr()) }
     }
 
+    /// Whether the sender left work to its NIC before the wire: a TSO
+    /// super-frame or a partial checksum
+    /// ([`SkBuff::offloads_in_software`] does it).
+    pub(crate) fn offloads_pending(&self) -> bool {
+        self.segments() > 1 || self.csum_partial()
+    }
+
     /// Number of page frags.
     pub(crate) fn nr_frags(&self) -> u32 {
         // SAFETY: the skb is valid (type invariant).

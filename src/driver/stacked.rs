@@ -255,7 +255,7 @@ pub(crate) fn link_config<'a>(new: &'a NewLink<'a>, shape: &PairShape) -> NetDev
 /// first, as the sender's NIC would have before the wire; else an XDP_TX
 /// echo would leave with the sender's partial sum.
 pub(crate) fn receive(dev: &NetDev, st: &Stacked, skb: SkBuff) {
-    if !st.side.xdp.is_attached() || (skb.segments() <= 1 && !skb.csum_partial()) {
+    if !st.side.xdp.is_attached() || !skb.offloads_pending() {
         return receive_one(dev, st, skb);
     }
     let Some(frames) = skb.offloads_in_software() else {

@@ -56,7 +56,7 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
             None => TxOutcome::Done,
         };
     };
-    if !peer.xdp.is_attached() || (skb.segments() <= 1 && !skb.csum_partial()) {
+    if !peer.xdp.is_attached() || !skb.offloads_pending() {
         return transmit_one(dev, data, skb);
     }
     let txq = usize::from(skb.queue_mapping());
