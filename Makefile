@@ -44,7 +44,7 @@ all: module tools
 
 # Guest tools: static binaries (glibc, crt-static), copied into the QEMU image.
 tools:
-	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer -p ncdevmem-rs
+	cd tools && RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --target $(TOOLS_TARGET) -p dmn-xfer -p ncdevmem-rs -p dmnic-link
 
 # A stock kernel (KERNEL=stock-7.x) builds in a chroot of its suite, against
 # its headers with the Rust metadata rebuilt (scripts/stock-kernel).

@@ -251,9 +251,23 @@ struct netlink_ext_ack *dmn_netdev_bpf_extack(const struct netdev_bpf *bpf);
 #define DMN_LOWER_UNREGISTER 1
 #define DMN_LOWER_STATE 2
 #define DMN_LOWER_MTU 3
+/*
+ * The kind's attributes in IFLA_INFO_DATA (userspace's ABI: tools/link sends
+ * them): IFLA_DEVMEMNIC_PEER is the peer's struct ifinfomsg followed by its
+ * IFLA_IFNAME and IFLA_ADDRESS, as veth's VETH_INFO_PEER.
+ */
+enum {
+	IFLA_DEVMEMNIC_UNSPEC,
+	IFLA_DEVMEMNIC_PEER,
+	__IFLA_DEVMEMNIC_MAX
+};
+#define IFLA_DEVMEMNIC_MAX (__IFLA_DEVMEMNIC_MAX - 1)
+struct nlattr;
 struct dmn_link_callbacks {
-	/* Sets up and registers @dev (@lower: IFLA_LINK's, or NULL). */
-	int (*newlink)(struct net_device *dev, struct net_device *lower, bool mtu_given,
+	/* Sets up and registers @dev (@lower: IFLA_LINK's, or NULL; @peer_req:
+	 * IFLA_DEVMEMNIC_PEER, or NULL). */
+	int (*newlink)(struct net_device *dev, struct net_device *lower,
+		       const struct nlattr *peer_req, bool mtu_given,
 		       struct netlink_ext_ack *extack);
 	/* Before @dev is unregistered by `ip link del` (or its netns going):
 	 * returns its peer, to be unregistered with it, or NULL. */
@@ -270,6 +284,7 @@ int dmn_link_register(const char *kind, size_t priv_size, unsigned int queues,
 		      unsigned int max_mtu, const struct dmn_link_callbacks *cbs);
 void dmn_link_unregister(void);
 struct net_device *dmn_link_create_peer(struct net_device *dev, const char *pattern,
+					const struct nlattr *peer_req,
 					struct netlink_ext_ack *extack);
 void dmn_link_free_unregistered(struct net_device *dev);
 bool dmn_link_is_ours(const struct net_device *dev);
@@ -293,10 +308,9 @@ const char *dmn_netdev_name(const struct net_device *dev);
 int dmn_netdev_set_mtu(struct net_device *dev, unsigned int mtu);
 bool dmn_rtnl_is_locked(void);
 struct net;
-struct nlattr;
 struct rtnl_link_ops;
 int dmn_link_newlink_common(struct net *link_net, struct net_device *dev, struct nlattr *tb[],
-			    struct netlink_ext_ack *extack);
+			    struct nlattr *data[], struct netlink_ext_ack *extack);
 void dmn_link_ops_set_newlink(struct rtnl_link_ops *ops);
 void dmn_netdev_lockdep_set_classes(struct net_device *dev);
 struct sk_buff *dmn_skb_copy_shape(const struct sk_buff *skb);

@@ -31,7 +31,7 @@ use core::{
     ptr::null_mut,
     sync::atomic::{AtomicBool, AtomicPtr, Ordering},
 };
-use kernel::{error::to_result, prelude::*, str::CStr, sync::Arc};
+use kernel::{c_str, error::to_result, prelude::*, str::CStr, sync::Arc};
 
 /// Proof that rtnl is held: only the abstraction makes one, in callbacks the
 /// core runs under rtnl, or [`Rtnl::held`] after checking.
@@ -239,7 +239,8 @@ pub(crate) trait LinkKind: NetDevOps {
 
     /// The name pattern (`"dmnic%d"`) of the peer a device made without a
     /// lower device gets, registered with it and deleted with it (as veth
-    /// makes pairs); `None`: no peers.
+    /// makes pairs), unless the request names it (`IFLA_DEVMEMNIC_PEER`);
+    /// `None`: no peers (a request naming one is refused).
     const PEER_PATTERN: Option<&'static CStr>;
 
     /// Sets up a new device: its settings and data, or an error (with a
@@ -315,10 +316,12 @@ impl<T: LinkKind> Callbacks<T> {
     ///
     /// Called by the core (via the helper's `newlink`) with a device it
     /// allocated for this kind, not registered, `lower` registered or null,
-    /// under rtnl.
+    /// `peer_req` the request's peer attribute (validated against the kind's
+    /// policy, valid for the call) or null, under rtnl.
     unsafe extern "C" fn newlink(
         dev: *mut bindings::net_device,
         lower: *mut bindings::net_device,
+        peer_req: *const bindings::nlattr,
         mtu_given: bool,
         extack: *mut bindings::netlink_ext_ack,
     ) -> i32 {
@@ -327,19 +330,26 @@ impl<T: LinkKind> Callbacks<T> {
         // SAFETY: a registered device, under rtnl for the call.
         let lower = (!lower.is_null()).then(|| unsafe { LowerDev::from_raw(lower) });
         kernel::error::from_result(|| {
-            // A device made without a lower device comes with a peer.
+            // A device made without a lower device comes with a peer, named
+            // and addressed as the request asks or from the pattern.
             let peer = match (lower, T::PEER_PATTERN) {
                 (None, Some(pattern)) => {
                     // SAFETY: `dev` is the core's new device, rtnl held; the
-                    // pattern is static and copied.
+                    // pattern is static and copied; `peer_req` is null or
+                    // valid for the call.
                     let p = unsafe {
                         bindings::dmn_link_create_peer(
                             dev,
                             pattern.as_char_ptr().cast(),
+                            peer_req,
                             extack.as_raw(),
                         )
                     };
                     Some(kernel::error::from_err_ptr(p)?)
+                }
+                _ if !peer_req.is_null() => {
+                    extack.msg(c_str!("devmemnic: this device has no peer"));
+                    return Err(EINVAL);
                 }
                 _ => None,
             };

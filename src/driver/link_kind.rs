@@ -3,7 +3,8 @@
 //! The `devmemnic` link kind: what `ip link add` makes. With `link DEV`, a
 //! device stacked on DEV (`stacked.rs`); without, a pair, as veth makes
 //! them (`pair.rs`): `ip link add dmnic4 type devmemnic` makes dmnic4 and a
-//! peer named `dmnic%d`, deleted together.
+//! peer named `dmnic%d` (or as `IFLA_DEVMEMNIC_PEER` names it: tools/link),
+//! deleted together.
 
 use super::{
     device::VTABLES,

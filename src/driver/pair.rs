@@ -204,8 +204,9 @@ impl Pair {
 }
 
 /// Sets up a pair `ip link add NAME type devmemnic` makes: NAME and its
-/// peer (named by the core from `dmnic%d`), each with its own parent, shaped
-/// by the module's parameters (`stacked::link_shape`).
+/// peer (named as the request asks, else by the core from `dmnic%d`), each
+/// with its own parent, shaped by the module's parameters
+/// (`stacked::link_shape`).
 pub(crate) fn newlink<'a>(new: &'a NewLink<'a>, _extack: &Extack) -> Result<NewLinkSetup<'a, Nic>> {
     if !new.paired() {
         return Err(EINVAL);

@@ -373,14 +373,15 @@ MODULE_INFO(features, "devmem-rx xdp" DMN_FEATURE_DEVMEM_TX DMN_FEATURE_HDS_THRE
 static int dmn_link_newlink(struct net_device *dev, struct rtnl_newlink_params *params,
 			    struct netlink_ext_ack *extack)
 {
-	return dmn_link_newlink_common(rtnl_newlink_link_net(params), dev, params->tb, extack);
+	return dmn_link_newlink_common(rtnl_newlink_link_net(params), dev, params->tb, params->data,
+				       extack);
 }
 #else
 static int dmn_link_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],
 			    struct nlattr *data[], struct netlink_ext_ack *extack)
 {
 	/* (6.12 passes the netns of IFLA_LINK as src_net when one is given.) */
-	return dmn_link_newlink_common(src_net, dev, tb, extack);
+	return dmn_link_newlink_common(src_net, dev, tb, data, extack);
 }
 #endif
 

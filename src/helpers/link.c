@@ -35,10 +35,22 @@ static unsigned int dmn_link_num_queues(void)
 	return dmn_link_queues;
 }
 
-/* newlink(), its arguments taken apart by compat.c's: @tb, and the netns of IFLA_LINK. */
+/*
+ * The kind's own attributes (IFLA_INFO_DATA): IFLA_DEVMEMNIC_PEER, the
+ * peer's ifinfomsg and IFLA_* attributes, as veth's VETH_INFO_PEER.
+ */
+static const struct nla_policy dmn_link_policy[IFLA_DEVMEMNIC_MAX + 1] = {
+	[IFLA_DEVMEMNIC_PEER] = { .len = sizeof(struct ifinfomsg) },
+};
+
+/*
+ * newlink(), its arguments taken apart by compat.c's: @tb, @data (the kind's
+ * attributes, or NULL), and the netns of IFLA_LINK.
+ */
 int dmn_link_newlink_common(struct net *link_net, struct net_device *dev, struct nlattr *tb[],
-			    struct netlink_ext_ack *extack)
+			    struct nlattr *data[], struct netlink_ext_ack *extack)
 {
+	const struct nlattr *peer = data ? data[IFLA_DEVMEMNIC_PEER] : NULL;
 	struct net_device *lower = NULL;
 
 	if (tb[IFLA_LINK]) {
@@ -47,12 +59,16 @@ int dmn_link_newlink_common(struct net *link_net, struct net_device *dev, struct
 			NL_SET_ERR_MSG(extack, "devmemnic: no such lower device");
 			return -ENODEV;
 		}
+		if (peer) {
+			NL_SET_ERR_MSG(extack, "devmemnic: a device stacked on a lower device has no peer");
+			return -EINVAL;
+		}
 	}
 	/* Its own lock classes: its transmit nests the lower device's. */
 	dmn_netdev_lockdep_set_classes(dev);
 	if (!tb[IFLA_ADDRESS])
 		eth_hw_addr_random(dev);
-	return dmn_link_cbs->newlink(dev, lower, !!tb[IFLA_MTU], extack);
+	return dmn_link_cbs->newlink(dev, lower, peer, !!tb[IFLA_MTU], extack);
 }
 
 /* Deletes @dev, and its peer if it has one (a pair goes whole). */
@@ -67,21 +83,80 @@ static void dmn_link_dellink(struct net_device *dev, struct list_head *head)
 }
 
 /*
+ * The name and address @peer_req (an IFLA_DEVMEMNIC_PEER) asks of a peer:
+ * its IFLA_IFNAME into @name (else @name is left) and its IFLA_ADDRESS into
+ * @tb; anything else it sets is refused, as this kind would not honour it.
+ */
+static int dmn_link_peer_req(const struct nlattr *peer_req, char *name, struct nlattr **tb,
+			     struct netlink_ext_ack *extack)
+{
+	const struct ifinfomsg *ifm = nla_data(peer_req);
+	struct nlattr *ptb[IFLA_MAX + 1];
+	int err, i;
+
+	err = rtnl_nla_parse_ifinfomsg(ptb, peer_req, extack);
+	if (err)
+		return err;
+	if (ifm->ifi_index || ifm->ifi_flags || ifm->ifi_change) {
+		NL_SET_ERR_MSG(extack,
+			       "devmemnic: the peer's ifinfomsg must be zero (no index or flags)");
+		return -EINVAL;
+	}
+	for (i = 0; i <= IFLA_MAX; i++) {
+		if (!ptb[i] || i == IFLA_IFNAME || i == IFLA_ADDRESS)
+			continue;
+		NL_SET_ERR_MSG_ATTR(extack, ptb[i],
+				    "devmemnic: a peer takes a name and an address only (set the rest on it after)");
+		return -EOPNOTSUPP;
+	}
+	if (ptb[IFLA_ADDRESS] && (nla_len(ptb[IFLA_ADDRESS]) != ETH_ALEN ||
+				  !is_valid_ether_addr(nla_data(ptb[IFLA_ADDRESS])))) {
+		NL_SET_ERR_MSG_ATTR(extack, ptb[IFLA_ADDRESS],
+				    "devmemnic: the peer's address must be a unicast Ethernet address");
+		return -EADDRNOTAVAIL;
+	}
+	if (ptb[IFLA_IFNAME]) {
+		nla_strscpy(name, ptb[IFLA_IFNAME], IFNAMSIZ);
+		if (!dev_valid_name(name)) {
+			NL_SET_ERR_MSG_ATTR(extack, ptb[IFLA_IFNAME],
+					    "devmemnic: the peer's name is not a valid interface name");
+			return -EINVAL;
+		}
+	}
+	tb[IFLA_ADDRESS] = ptb[IFLA_ADDRESS];
+	return 0;
+}
+
+/*
  * A peer for @dev, allocated as the core allocates a device of the kind
- * (its setup, queue counts), in @dev's netns, named by the pattern
- * @pattern when registered; an ERR_PTR on failure.
+ * (its setup, queue counts), in @dev's netns: named and addressed as
+ * @peer_req asks (NULL: named by the pattern @pattern when registered, a
+ * random address); an ERR_PTR on failure.
  */
 struct net_device *dmn_link_create_peer(struct net_device *dev, const char *pattern,
+					const struct nlattr *peer_req,
 					struct netlink_ext_ack *extack)
 {
+	unsigned char assign = NET_NAME_ENUM;
 	struct nlattr *tb[IFLA_MAX + 1] = {};
+	char name[IFNAMSIZ];
 	struct net_device *peer;
+	int err;
 
-	peer = rtnl_create_link(dev_net(dev), pattern, NET_NAME_ENUM, &dmn_link_ops, tb, extack);
+	strscpy(name, pattern, IFNAMSIZ);
+	if (peer_req) {
+		err = dmn_link_peer_req(peer_req, name, tb, extack);
+		if (err)
+			return ERR_PTR(err);
+		if (strcmp(name, pattern))
+			assign = NET_NAME_USER;
+	}
+	peer = rtnl_create_link(dev_net(dev), name, assign, &dmn_link_ops, tb, extack);
 	if (IS_ERR(peer))
 		return peer;
 	dmn_netdev_lockdep_set_classes(peer);
-	eth_hw_addr_random(peer);
+	if (!tb[IFLA_ADDRESS])
+		eth_hw_addr_random(peer);
 	return peer;
 }
 
@@ -96,6 +171,8 @@ static struct rtnl_link_ops dmn_link_ops = {
 	.dellink = dmn_link_dellink,
 	.get_num_tx_queues = dmn_link_num_queues,
 	.get_num_rx_queues = dmn_link_num_queues,
+	.maxtype = IFLA_DEVMEMNIC_MAX,
+	.policy = dmn_link_policy,
 };
 
 static struct notifier_block dmn_netdev_notifier;

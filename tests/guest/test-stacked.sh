@@ -361,8 +361,48 @@ link_pair() {
 	unload_clean
 }
 
+# dmnic-link names a pair's peer and its address (stock iproute2 cannot
+# send a peer for this kind); a taken name is refused with nothing left.
+link_named_peer() {
+	local out
+	modprobe devmemnic || return 1
+	dmnic-link add dmx0 --peer dmy0 --peer-address 52:54:00:78:01:02 || return 1
+	[ -e /sys/class/net/dmy0 ] || { echo "no peer dmy0: $(ls /sys/class/net | tr '\n' ' ')"; return 1; }
+	out=$(cat /sys/class/net/dmy0/address)
+	[ "$out" = 52:54:00:78:01:02 ] || { echo "dmy0's address is $out"; return 1; }
+	# NET_NAME_USER (3): named by the request, not enumerated.
+	out=$(cat /sys/class/net/dmy0/name_assign_type)
+	[ "$out" = 3 ] || { echo "dmy0's name_assign_type is $out"; return 1; }
+	out=$(ip -d -o link show dmy0) || return 1
+	[[ $out == *" devmemnic "* ]] || { echo "ip -d link does not say devmemnic: $out"; return 1; }
+	# Each other's peer: the carrier comes when both are up.
+	ip link set dmx0 up || return 1
+	[ "$(carrier_of dmx0)" = 0 ] || { echo "carrier with the peer down"; return 1; }
+	ip link set dmy0 up || return 1
+	wait_carrier dmx0 || return 1
+	out=$(dmnic-link add dmx1 --peer dmy0 2>&1) && { echo "a taken peer name was accepted"; return 1; }
+	[[ $out == *"exists"* ]] || { echo "taken peer name: \"$out\""; return 1; }
+	[ ! -e /sys/class/net/dmx1 ] || { echo "dmx1 was left after its peer's refusal"; return 1; }
+	out=$(dmnic-link add dmx1 --peer dmx1 2>&1) && { echo "a peer named as its device was accepted"; return 1; }
+	out=$(dmnic-link add dmx1 --peer 'a b' 2>&1) && { echo "a peer name with a space was accepted"; return 1; }
+	[ ! -e /sys/class/net/dmx1 ] || { echo "dmx1 was made by a refused request"; return 1; }
+	# Deleting the peer deletes the pair.
+	ip link del dmy0 || return 1
+	[ ! -e /sys/class/net/dmx0 ] || { echo "dmx0 outlived its named peer"; return 1; }
+	# Without --peer the kernel names it, as ip link add does.
+	local before=" $(echo /sys/class/net/*) " new=() d
+	dmnic-link add dmx2 || return 1
+	for d in /sys/class/net/*; do
+		[[ $before == *" $d "* ]] || new+=("${d##*/}")
+	done
+	[[ ${#new[@]} == 2 && ${new[0]} == dmnic[0-9]* && ${new[1]} == dmx2 ]] ||
+		{ echo "dmx2 came with: ${new[*]}"; return 1; }
+	unload_clean
+}
+
 run_test stacked/link-ops link_ops
 run_test link/pair link_pair
+run_test link/named-peer link_named_peer
 run_test stacked/plain-tcp plain_tcp
 run_test stacked/devmem-rx devmem_rx plain
 run_test stacked/devmem-tx-into-devmem-rx devmem_rx devmem
