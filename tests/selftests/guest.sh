@@ -126,8 +126,9 @@ on_remote() {
 # ssh hands its output descriptors to the master, which holds them until
 # the remote command ends: killing the client would leave upstream's
 # reader waiting for EOF (a killed background iperf3). So the ssh wrapper
-# relays output through pipes of its own and on TERM, INT or HUP kills the
-# client and its relays. Without the master, commands log in on their own.
+# (ssh-relay, which reads the configuration from $d) relays output through
+# pipes of its own and on TERM, INT or HUP kills the client and its relays.
+# Without the master, commands log in on their own.
 two_vm_setup() {
 	local i d=/tmp/two-vm-ssh
 	mkdir -m 700 $d || return 1
@@ -143,18 +144,7 @@ two_vm_setup() {
 		    ControlMaster no
 		    ControlPath $d/master
 	EOF
-	cat >/run/devmemnic/bin/ssh <<-EOF || return 1
-		#!/bin/bash
-		exec 3> >(exec cat)
-		out=\$!
-		exec 4> >(exec cat >&2)
-		err=\$!
-		/usr/bin/ssh -F $d/config "\$@" >&3 2>&4 3>&- 4>&- &
-		client=\$!
-		exec 3>&- 4>&-
-		trap 'kill \$client \$out \$err 2>/dev/null; exit 143' TERM INT HUP
-		wait \$client
-	EOF
+	install -m 755 /run/devmemnic/extra/ssh-relay /run/devmemnic/bin/ssh || return 1
 	printf '#!/bin/sh\nexec /usr/bin/scp -F %s/config "$@"\n' $d >/run/devmemnic/bin/scp || return 1
 	chmod 755 /run/devmemnic/bin/ssh /run/devmemnic/bin/scp || return 1
 	wire_up || return 1
@@ -167,16 +157,19 @@ two_vm_setup() {
 	/usr/bin/ssh -F $d/config -M -N -f "$REMOTE_ARGS" </dev/null >/dev/null 2>&1 ||
 		{ echo "no ssh master connection to $REMOTE_ARGS"; return 1; }
 	on_remote "ip -br addr show dev $REMOTE_IF" || { echo "no ssh to $REMOTE_ARGS"; return 1; }
-	# What a remote command costs here, through the shared connection and
-	# with a login of its own (for the log).
-	echo "DMN-SELFTEST-SSH shared: $(ssh_ms) ms a command; own login: $(ssh_ms -S none) ms"
+	# What a remote command costs here, through the shared connection (the
+	# wrapper's way, and the client alone) and with a login of its own (for
+	# the log).
+	echo "DMN-SELFTEST-SSH shared: $(ssh_ms ssh) ms a command" \
+		"(the client alone: $(ssh_ms /usr/bin/ssh -F $d/config) ms);" \
+		"own login: $(ssh_ms ssh -S none) ms"
 }
 
-# Milliseconds of 5 remote `true`s, on average (ssh options as arguments).
-ssh_ms() { # ssh-options...
+# Milliseconds of 5 remote `true`s, on average (the ssh command as arguments).
+ssh_ms() { # ssh-command...
 	local t0 i
 	t0=$(date +%s%N)
-	for i in 1 2 3 4 5; do ssh "$@" "$REMOTE_ARGS" true || return 1; done
+	for i in 1 2 3 4 5; do "$@" "$REMOTE_ARGS" true || return 1; done
 	echo $((($(date +%s%N) - t0) / 5000000))
 }
 
