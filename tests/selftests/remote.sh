@@ -50,6 +50,7 @@ Subsystem sftp $SSHD_DIR/usr/lib/openssh/sftp-server
 CONFIG
 
 hold_rx_timestamps
+allow_socket_buffers || exit 1
 wire_up || exit 1
 wire_for_selftests || exit 1
 modprobe devmemnic || exit 1
