@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# wire-socket LOCAL REMOTE -- COMMAND...: runs COMMAND (a QEMU) with the UDP
+# wire_socket.py LOCAL REMOTE -- COMMAND...: runs COMMAND (a QEMU) with the UDP
 # socket of a guest wire made here (bound to 127.0.0.1:LOCAL, connected to
 # 127.0.0.1:REMOTE) as an inherited descriptor, its number in place of
 # "@WIRE_FD@" in COMMAND's arguments (QEMU's "-netdev
@@ -24,11 +24,11 @@ BUFFER = 32 << 20
 def main() -> int:
     args = sys.argv[1:]
     if len(args) < 4 or args[2] != "--" or not args[0].isdigit() or not args[1].isdigit():
-        print("usage: wire-socket LOCAL-PORT REMOTE-PORT -- COMMAND...", file=sys.stderr)
+        print("usage: wire_socket.py LOCAL-PORT REMOTE-PORT -- COMMAND...", file=sys.stderr)
         return 2
     local, remote, command = int(args[0]), int(args[1]), args[3:]
     if not any("@WIRE_FD@" in a for a in command):
-        print("wire-socket: no @WIRE_FD@ in the command", file=sys.stderr)
+        print("wire_socket.py: no @WIRE_FD@ in the command", file=sys.stderr)
         return 2
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
