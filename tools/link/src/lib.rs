@@ -8,11 +8,10 @@
 //! from netlink-bindings' rt-link link attributes plus that one attribute
 //! by hand.
 
-use ncdevmem_rs::netlink::{exchange, NlResult};
+use ncdevmem_rs::netlink::{request_ack, NlResult};
 use netlink_bindings::rt_link::{self, Ifinfomsg};
 use netlink_bindings::traits::Pusher;
 use netlink_bindings::utils::{align, finalize_nested_header, push_header, push_nested_header};
-use netlink_socket2::NetlinkSocket;
 
 /// The kind's name (`IFLA_INFO_KIND`).
 pub const KIND: &str = "devmemnic";
@@ -131,7 +130,7 @@ pub fn newlink(pair: &Pair) -> rt_link::OpNewlinkDo<'static> {
 /// kernel's reason).
 pub fn add(pair: &Pair) -> NlResult<()> {
     let request = newlink(pair);
-    Ok(exchange(&mut NetlinkSocket::new(), &request, |_| ())?.map(drop))
+    request_ack(&request)
 }
 
 #[cfg(test)]

@@ -69,6 +69,12 @@ impl NlError {
 /// the kernel refused.
 pub type NlResult<T> = io::Result<Result<T, NlError>>;
 
+/// Sends `request` on a socket of its own, for its ack only (a change such
+/// as `newlink`, whose replies carry nothing wanted).
+pub fn request_ack<R: NetlinkRequest>(request: &R) -> NlResult<()> {
+    Ok(exchange(&mut NetlinkSocket::new(), request, |_| ())?.map(drop))
+}
+
 /// Sends `request` on `sock` and maps each reply (a dump's objects, a do's
 /// answer; none for a bare ack) through `each`.
 pub fn exchange<R: NetlinkRequest, T>(

@@ -2,9 +2,8 @@
 //! predates netkit. rtnetlink's `newlink`, from netlink-bindings' rt-link
 //! (the kernel's YNL spec).
 
-use ncdevmem_rs::netlink::{exchange, NlResult};
+use ncdevmem_rs::netlink::{request_ack, NlResult};
 use netlink_bindings::rt_link::{self, Ifinfomsg, NetkitMode, NetkitPolicy};
-use netlink_socket2::NetlinkSocket;
 
 /// The `peer-info` of a netkit pair: the peer's `ifinfomsg` (all zero) and
 /// link attributes, as one binary attribute.
@@ -40,7 +39,7 @@ fn newlink(primary: &str, peer: &str, rx_queues: u32) -> rt_link::OpNewlinkDo<'s
 /// rest is what `queue-create` may lease into the peer).
 pub fn add_pair(primary: &str, peer: &str, rx_queues: u32) -> NlResult<()> {
     let request = newlink(primary, peer, rx_queues);
-    Ok(exchange(&mut NetlinkSocket::new(), &request, |_| ())?.map(drop))
+    request_ack(&request)
 }
 
 #[cfg(test)]
