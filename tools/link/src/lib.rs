@@ -136,11 +136,8 @@ pub fn add(pair: &Pair) -> NlResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ncdevmem_rs::netlink::test_wire::nla;
     use netlink_bindings::traits::NetlinkRequest;
-
-    fn nla(len: u16, kind: u16) -> Vec<u8> {
-        [len.to_ne_bytes(), kind.to_ne_bytes()].concat()
-    }
 
     /// The request on the wire, checked against include/uapi/linux/if_link.h
     /// and rtnetlink.h: RTM_NEWLINK 16 with NLM_F_CREATE | NLM_F_EXCL, a

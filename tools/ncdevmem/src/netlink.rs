@@ -246,17 +246,17 @@ mod tests {
     }
 }
 
-/// Bytes of netlink attributes, for the tests that hold a request's wire
-/// form against the uapi headers.
-#[cfg(test)]
-pub(crate) mod test_wire {
+/// Bytes of netlink attributes, spelled out by hand: for the tests (here and
+/// in the other tools) that hold a request's wire form against the uapi
+/// headers, independently of the crates that build the requests.
+pub mod test_wire {
     /// An `nlattr` header: length, then type.
-    pub(crate) fn nla(len: u16, kind: u16) -> Vec<u8> {
+    pub fn nla(len: u16, kind: u16) -> Vec<u8> {
         [len.to_ne_bytes(), kind.to_ne_bytes()].concat()
     }
 
     /// A u32 attribute of type `kind`: header and value.
-    pub(crate) fn nla_u32(kind: u16, value: u32) -> Vec<u8> {
+    pub fn nla_u32(kind: u16, value: u32) -> Vec<u8> {
         [nla(8, kind), value.to_ne_bytes().to_vec()].concat()
     }
 }

@@ -45,11 +45,8 @@ pub fn add_pair(primary: &str, peer: &str, rx_queues: u32) -> NlResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ncdevmem_rs::netlink::test_wire::nla;
     use netlink_bindings::traits::NetlinkRequest;
-
-    fn nla(len: u16, kind: u16) -> Vec<u8> {
-        [len.to_ne_bytes(), kind.to_ne_bytes()].concat()
-    }
 
     /// The request on the wire, checked against include/uapi/linux/if_link.h
     /// (7.2): IFLA_IFNAME 3, IFLA_NUM_RX_QUEUES 32, IFLA_LINKINFO 18 {
