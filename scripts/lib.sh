@@ -334,9 +334,11 @@ sync_module_sources() { # dest
 host_tsc_khz() {
 	local src="$REPO/scripts/host-tsc-khz.c" bin
 	bin="$CACHE/guest-tools/host-tsc-khz-$(sha256sum "$src" | cut -c1-12)"
+	# (Built under a name of this process's own: scripts/vm-pair starts two
+	# guests at once, and on a bare cache both build it.)
 	if [ ! -x "$bin" ]; then
 		mkdir -p "$CACHE/guest-tools" &&
-			gcc -O2 -o "$bin.tmp" "$src" && mv "$bin.tmp" "$bin" || return 1
+			gcc -O2 -o "$bin.$$.tmp" "$src" && mv -f "$bin.$$.tmp" "$bin" || return 1
 	fi
 	"$bin"
 }
