@@ -520,6 +520,7 @@ impl RxQueue {
                     l4,
                     split,
                     wire_bytes: len as u64,
+                    started_ns: 0,
                 };
                 skb = match mem.gro.hold(i, h, monotonic_ns()) {
                     Ok(()) => return Ok(()),

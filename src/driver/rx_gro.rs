@@ -11,12 +11,12 @@
 //! up when a segment ends it (short, or PSH, FIN, SYN, RST, URG), when a
 //! segment of its flow cannot join, or, as a NIC's aggregation timer does,
 //! when the queue has been idle for [`GRO_IDLE_FLUSH_MS`] or the oldest
-//! aggregate is [`GRO_MAX_AGE_NS`] old. Under TCG a sender's frames come tens
-//! of microseconds apart, so the timer is milliseconds where hardware's is
-//! microseconds.
+//! aggregate is [`GRO_MAX_AGE_NS`] old, then oldest first (`AgeOrder`). Under
+//! TCG a sender's frames come tens of microseconds apart, so the timer is
+//! milliseconds where hardware's is microseconds.
 
 use crate::abstractions::skb::SkBuff;
-use crate::logic::gro::{same_flow, Run, Segment};
+use crate::logic::gro::{same_flow, AgeLink, AgeOrder, Run, Segment};
 use kernel::prelude::*;
 
 /// Aggregates a queue can hold at once (upstream's `gro_hw.py` holds 512
@@ -43,6 +43,8 @@ pub(crate) struct Held {
     pub(crate) split: bool,
     /// Bytes of the frames merged, as they were on the wire.
     pub(crate) wire_bytes: u64,
+    /// When it started: set by [`GroTable::hold`].
+    pub(crate) started_ns: u64,
 }
 
 /// Where a segment's flow stands in the table.
@@ -58,10 +60,11 @@ pub(crate) enum Slot {
 /// A queue's aggregation slots.
 pub(crate) struct GroTable {
     slots: KVVec<Option<Held>>,
+    /// Each slot's place in `order`.
+    ages: KVVec<AgeLink>,
+    /// The held aggregates' slots, oldest first.
+    order: AgeOrder,
     held: usize,
-    /// When the table last went from empty to holding (the oldest aggregate
-    /// is at most this old).
-    oldest_ns: u64,
     /// When the queue last took a frame.
     last_rx_ns: u64,
 }
@@ -70,13 +73,16 @@ impl GroTable {
     /// An empty table.
     pub(crate) fn new() -> Result<Self> {
         let mut slots = KVVec::with_capacity(GRO_SLOTS, GFP_KERNEL)?;
+        let mut ages = KVVec::with_capacity(GRO_SLOTS, GFP_KERNEL)?;
         for _ in 0..GRO_SLOTS {
             slots.push(None, GFP_KERNEL)?;
+            ages.push(AgeLink::UNLINKED, GFP_KERNEL)?;
         }
         Ok(Self {
             slots,
+            ages,
+            order: AgeOrder::EMPTY,
             held: 0,
-            oldest_ns: 0,
             last_rx_ns: 0,
         })
     }
@@ -106,22 +112,24 @@ impl GroTable {
     /// Takes the aggregate out of slot `idx`.
     pub(crate) fn take(&mut self, idx: usize) -> Option<Held> {
         let h = self.slots.get_mut(idx)?.take()?;
+        self.order.remove(&mut self.ages, idx);
         self.held -= 1;
         Some(h)
     }
 
     /// Holds `h` in free slot `idx` (else hands it back). Its first segment's
     /// headers must be in the skb's linear part (`same_flow` compares them).
-    pub(crate) fn hold(&mut self, idx: usize, h: Held, now_ns: u64) -> Result<(), Held> {
+    pub(crate) fn hold(&mut self, idx: usize, mut h: Held, now_ns: u64) -> Result<(), Held> {
         if h.skb.head().len() < h.run.first.header_len() {
             return Err(h);
         }
         match self.slots.get_mut(idx) {
             Some(slot @ None) => {
-                *slot = Some(h);
-                if self.held == 0 {
-                    self.oldest_ns = now_ns;
+                if !self.order.push_newest(&mut self.ages, idx) {
+                    return Err(h);
                 }
+                h.started_ns = now_ns;
+                *slot = Some(h);
                 self.held += 1;
                 Ok(())
             }
@@ -141,18 +149,35 @@ impl GroTable {
 
     /// Whether the held aggregates are due to go up at `now_ns`.
     pub(crate) fn due(&self, now_ns: u64) -> bool {
+        let oldest_ns = self
+            .order
+            .oldest()
+            .and_then(|i| self.slots.get(i)?.as_ref())
+            .map_or(now_ns, |h| h.started_ns);
         self.held > 0
             && (now_ns.saturating_sub(self.last_rx_ns) >= GRO_IDLE_FLUSH_NS
-                || now_ns.saturating_sub(self.oldest_ns) >= GRO_MAX_AGE_NS)
+                || now_ns.saturating_sub(oldest_ns) >= GRO_MAX_AGE_NS)
     }
 
-    /// Takes every held aggregate out, in slot order, to `f`.
+    /// Takes every held aggregate out to `f`, oldest first.
     pub(crate) fn drain(&mut self, mut f: impl FnMut(Held)) {
-        for slot in self.slots.iter_mut() {
-            if let Some(h) = slot.take() {
-                f(h);
+        while let Some(i) = self.order.oldest() {
+            match self.take(i) {
+                Some(h) => f(h),
+                // A listed slot holds an aggregate (`hold`, `take`); should
+                // one not, unlist it rather than loop.
+                None => self.order.remove(&mut self.ages, i),
             }
         }
-        self.held = 0;
+        // `hold` lists every aggregate it takes, so none is left; were one
+        // left unlisted, it still goes (a queue stopping drains here).
+        if self.held > 0 {
+            for slot in self.slots.iter_mut() {
+                if let Some(h) = slot.take() {
+                    f(h);
+                }
+            }
+            self.held = 0;
+        }
     }
 }

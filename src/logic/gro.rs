@@ -399,3 +399,107 @@ impl Run {
         h[tcp + 16..tcp + 18].copy_from_slice(&csum_fold(sum).to_be_bytes());
     }
 }
+
+/// The end of an [`AgeOrder`]: no slot.
+const NO_SLOT: u16 = u16::MAX;
+
+/// A slot's neighbours in an [`AgeOrder`] (one per slot of the table).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct AgeLink {
+    older: u16,
+    newer: u16,
+}
+
+/// Slot `i`'s link; none for the end of the order.
+fn link_mut(links: &mut [AgeLink], i: u16) -> Option<&mut AgeLink> {
+    if i == NO_SLOT {
+        return None;
+    }
+    links.get_mut(usize::from(i))
+}
+
+impl AgeLink {
+    /// A slot in no order.
+    pub(crate) const UNLINKED: Self = Self {
+        older: NO_SLOT,
+        newer: NO_SLOT,
+    };
+}
+
+/// The order in which a queue's held aggregates started, oldest first: a
+/// list threaded through their slots' [`AgeLink`]s (no allocation, every
+/// step O(1)). A flush lets aggregates go up in this order, as a NIC whose
+/// aggregation contexts each time out on their own does, not in slot order,
+/// which is the flows' hash order (upstream's `gro_hw.py` checks that
+/// aggregates keep the order of their flows).
+// INVARIANT: `oldest` and `newest` are both `NO_SLOT` (empty) or both slots
+// of the list; following `newer` from `oldest` reaches `newest` through each
+// listed slot once, and `older` links the same chain backwards.
+#[derive(Debug)]
+pub(crate) struct AgeOrder {
+    oldest: u16,
+    newest: u16,
+}
+
+impl AgeOrder {
+    /// No slot listed.
+    pub(crate) const EMPTY: Self = Self {
+        oldest: NO_SLOT,
+        newest: NO_SLOT,
+    };
+
+    /// Whether slot `idx` is listed.
+    pub(crate) fn contains(&self, links: &[AgeLink], idx: usize) -> bool {
+        match links.get(idx) {
+            Some(l) => {
+                l.older != NO_SLOT || (self.oldest != NO_SLOT && usize::from(self.oldest) == idx)
+            }
+            None => false,
+        }
+    }
+
+    /// Lists slot `idx` as the newest (moving it there if it was listed).
+    /// Returns false, listing nothing, for an index `links` has no link for
+    /// (or too large to be one).
+    pub(crate) fn push_newest(&mut self, links: &mut [AgeLink], idx: usize) -> bool {
+        let Ok(i) = u16::try_from(idx) else {
+            return false;
+        };
+        if i == NO_SLOT || idx >= links.len() {
+            return false;
+        }
+        self.remove(links, idx);
+        links[idx] = AgeLink {
+            older: self.newest,
+            newer: NO_SLOT,
+        };
+        match link_mut(links, self.newest) {
+            Some(prev) => prev.newer = i,
+            None => self.oldest = i,
+        }
+        self.newest = i;
+        true
+    }
+
+    /// Takes slot `idx` out of the order (nothing if it is not listed).
+    pub(crate) fn remove(&mut self, links: &mut [AgeLink], idx: usize) {
+        if !self.contains(links, idx) {
+            return;
+        }
+        let AgeLink { older, newer } = links[idx];
+        match link_mut(links, older) {
+            Some(l) => l.newer = newer,
+            None => self.oldest = newer,
+        }
+        match link_mut(links, newer) {
+            Some(l) => l.older = older,
+            None => self.newest = older,
+        }
+        links[idx] = AgeLink::UNLINKED;
+    }
+
+    /// The oldest listed slot.
+    pub(crate) fn oldest(&self) -> Option<usize> {
+        (self.oldest != NO_SLOT).then_some(usize::from(self.oldest))
+    }
+}

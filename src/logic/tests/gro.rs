@@ -3,8 +3,8 @@
 //! The coalescer's rules: what parses, what merges, the aggregate's headers.
 
 use super::gro::{
-    csum_add, csum_fold, parse_segment, same_flow, tcp_pseudo_sum, Run, Segment, MAX_DATAGRAM,
-    TCP_CWR, TCP_FIN, TCP_PSH, TCP_SYN,
+    csum_add, csum_fold, parse_segment, same_flow, tcp_pseudo_sum, AgeLink, AgeOrder, Run, Segment,
+    MAX_DATAGRAM, TCP_CWR, TCP_FIN, TCP_PSH, TCP_SYN,
 };
 use super::Ctx;
 
@@ -426,6 +426,90 @@ fn tcp_checksum_verifies(t: &mut Ctx) {
     }
 }
 
+/// Takes every slot out of `order`, oldest first, into `out`; how many.
+fn drain_order(order: &mut AgeOrder, links: &mut [AgeLink], out: &mut [usize]) -> usize {
+    let mut n = 0;
+    while let Some(i) = order.oldest() {
+        order.remove(links, i);
+        if n < out.len() {
+            out[n] = i;
+        }
+        n += 1;
+        if n > links.len() {
+            break;
+        }
+    }
+    n
+}
+
+fn age_order_lists_slots_as_they_start(t: &mut Ctx) {
+    let mut links = [AgeLink::UNLINKED; 8];
+    let mut order = AgeOrder::EMPTY;
+    check_eq!(t, order.oldest(), None);
+    for i in [3, 1, 5, 0, 7] {
+        check!(t, order.push_newest(&mut links, i));
+    }
+    check_eq!(t, order.oldest(), Some(3));
+    check!(t, order.contains(&links, 0) && !order.contains(&links, 2));
+    // From the middle, the oldest and the newest; one not listed is no change.
+    order.remove(&mut links, 1);
+    order.remove(&mut links, 3);
+    order.remove(&mut links, 7);
+    order.remove(&mut links, 2);
+    check!(t, !order.contains(&links, 1) && !order.contains(&links, 3));
+    // Listed again, a slot is the newest.
+    check!(t, order.push_newest(&mut links, 5));
+    check!(t, order.push_newest(&mut links, 3));
+    // Nothing for a slot the table does not have.
+    check!(t, !order.push_newest(&mut links, 8));
+    check!(t, !order.push_newest(&mut links, usize::MAX));
+    let mut out = [0usize; 8];
+    let n = drain_order(&mut order, &mut links, &mut out);
+    check_eq!(t, n, 3);
+    check_eq!(t, out[..3], [0, 5, 3]);
+    check_eq!(t, order.oldest(), None);
+    // Drained, every link is free again: one slot alone is oldest and newest.
+    check!(t, order.push_newest(&mut links, 6));
+    order.remove(&mut links, 6);
+    check_eq!(t, order.oldest(), None);
+    check!(t, !order.contains(&links, 6));
+}
+
+/// Slots taken and freed in a scrambled pattern (as flows' aggregates start
+/// and end) drain in the order they were last listed, against a plain
+/// array kept in that order.
+fn age_order_matches_a_list_kept_in_start_order(t: &mut Ctx) {
+    const N: usize = 64;
+    let mut links = [AgeLink::UNLINKED; N];
+    let mut order = AgeOrder::EMPTY;
+    let mut model = [0usize; N];
+    let mut len = 0;
+    let mut x: u32 = 0x2545_f491;
+    for _ in 0..2000 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        let idx = (x % N as u32) as usize;
+        let at = model[..len].iter().position(|&m| m == idx);
+        if let Some(p) = at {
+            model.copy_within(p + 1..len, p);
+            len -= 1;
+        }
+        if x & 0x100 != 0 {
+            check!(t, order.push_newest(&mut links, idx));
+            model[len] = idx;
+            len += 1;
+        } else {
+            order.remove(&mut links, idx);
+        }
+        check_eq!(t, order.oldest(), model[..len].first().copied());
+    }
+    let mut out = [0usize; N];
+    let n = drain_order(&mut order, &mut links, &mut out);
+    check_eq!(t, n, len);
+    check_eq!(t, out[..n], model[..len]);
+}
+
 logic_suite!(
     gro_glue,
     "devmemnic_gro",
@@ -440,5 +524,7 @@ logic_suite!(
         finished_headers_describe_the_aggregate,
         finished_ipv4_checksum_is_the_pseudo_header_sum,
         tcp_checksum_verifies,
+        age_order_lists_slots_as_they_start,
+        age_order_matches_a_list_kept_in_start_order,
     ]
 );
