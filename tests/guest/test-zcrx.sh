@@ -203,8 +203,10 @@ rs_zcrx_copy_into_dmabuf_refused() {
 # out after 942 s, then with a 16 KiB cap, about 11 segments, twice in a row
 # on stock 7.2 on a slow day: 1 MiB through, then 300 s without a byte).
 # At 8 KiB it passed at once there (208 ALLOC_FAIL events, 338 frames
-# dropped at the NIC, 8 MiB validated): the receiver still runs dry while it
-# holds in-order buffers.
+# dropped at the NIC, 8 MiB validated) but stalled the same way on stock 7.3
+# right after (1 MiB through, 19 NIC drops, then nothing): the cap does not
+# explain the stall, whose cause is open (the receiver flushed its refill
+# queue, yet the dropped segment's retransmissions found no buffer).
 rs_zcrx_area_exhausted() {
 	local wmem rc
 	read -r wmem </proc/sys/net/ipv4/tcp_wmem
