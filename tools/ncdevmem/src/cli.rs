@@ -152,6 +152,12 @@ pub struct Opts {
     /// holds buffers for its consumer; at most 2048).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub hold_chunks: u32,
+    /// --zcrx: keep every chunk until the queue's first allocation failure
+    /// (ZCRX_EVENT_ALLOC_FAIL, Linux 7.2+), then give them all back and
+    /// return chunks as usual: the area runs out for certain (at most 2048
+    /// kept, then given back without one).
+    #[arg(long)]
+    pub hold_until_alloc_fail: bool,
     /// Server: bind with N-byte RX buffers (bind-rx's rx-page-size, a power
     /// of two; Linux 7.3+), the dma-buf backed by 2 MiB huge pages when N is
     /// larger than a page (as upstream's -b).
@@ -239,6 +245,9 @@ fn check(o: &Opts) -> Result<(), String> {
     if o.hold_chunks > MAX_HELD_CHUNKS {
         return Err(format!("--hold-chunks must be 0..{MAX_HELD_CHUNKS}"));
     }
+    if o.hold_until_alloc_fail && (!o.zcrx || o.hold_chunks != 0) {
+        return Err("--hold-until-alloc-fail goes with --zcrx, without --hold-chunks".into());
+    }
     if o.zcrx_areas == 0 || o.zcrx_areas > MAX_ZCRX_AREAS {
         return Err(format!("--zcrx-areas must be 1..{MAX_ZCRX_AREAS}"));
     }
@@ -311,12 +320,19 @@ mod tests {
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --abuse-tokens",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --hold-chunks 8",
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --hold-chunks 2049",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --hold-until-alloc-fail",
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --hold-chunks 8 --hold-until-alloc-fail",
         ]);
         let o = parse_args(&args(
             "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --hold-chunks 2048",
         ))
         .unwrap();
         assert_eq!(o.hold_chunks, 2048);
+        let o = parse_args(&args(
+            "-l -s 10.9.0.2 -f eth1 -t 15 -q 1 --zcrx --hold-until-alloc-fail",
+        ))
+        .unwrap();
+        assert!(o.hold_until_alloc_fail);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 //! queues 0..START-1, an ntuple rule steering the flow to queue START) and
 //! restores it on exit, Ctrl-C or SIGTERM; `--no-config` leaves it alone.
 
-use ncdevmem_rs::cli::{parse_args, FaultPhase, Opts};
+use ncdevmem_rs::cli::{parse_args, FaultPhase, Opts, MAX_HELD_CHUNKS};
 use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
 use ncdevmem_rs::devmem_tx::DevmemSender;
 use ncdevmem_rs::dmabuf::{page_size, Dmabuf, Provider};
@@ -24,7 +24,7 @@ use ncdevmem_rs::nic::{self, Nic, NicConfig};
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::personality::NicIdentity;
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
-use ncdevmem_rs::zcrx::{Area, Chunk, EventLog, Zcrx};
+use ncdevmem_rs::zcrx::{Area, Chunk, Event, EventLog, Zcrx};
 use ncdevmem_rs::zerocopy::{self, Completions};
 use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
@@ -702,6 +702,12 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
             "no events (the kernel has none before 7.2)"
         }
     );
+    if o.hold_until_alloc_fail && !zc.has_events() {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "--hold-until-alloc-fail needs zcrx's allocation-failure event (Linux 7.2+)",
+        ));
+    }
     let mut events = EventLog::default();
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
     let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
@@ -725,9 +731,16 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     let start = Instant::now();
     let mut progress = Progress::new(start);
     let mut done = false;
-    // --hold-chunks: the first chunks, kept until that many are out.
-    let mut held = Vec::with_capacity(o.hold_chunks as usize);
-    let mut hold_done = o.hold_chunks == 0;
+    // --hold-chunks N: the first N chunks, kept until that many are out;
+    // --hold-until-alloc-fail: every chunk until the first ALLOC_FAIL (at
+    // most the refill queue's share, so that giving them back never waits).
+    let hold_limit = if o.hold_until_alloc_fail {
+        MAX_HELD_CHUNKS
+    } else {
+        o.hold_chunks
+    } as usize;
+    let mut held = Vec::with_capacity(hold_limit);
+    let mut hold_done = hold_limit == 0;
     while !done {
         if signals::stop_requested() {
             return Ok(Outcome::Interrupted);
@@ -755,15 +768,26 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
             chunks += 1;
             largest = largest.max(len);
             per_area[area] += 1;
-            if held.len() < o.hold_chunks as usize && !hold_done {
+            if held.len() < hold_limit && !hold_done {
                 held.push((area, off, len));
             } else {
                 zc.refill(area, off, len);
             }
         }
-        if !hold_done && (held.len() >= o.hold_chunks as usize || done) {
+        // (Before the events are answered: the flush after an allocation
+        // failure then hands these to the pool too.)
+        let alloc_failed = o.hold_until_alloc_fail && events.fired.contains(&Event::AllocFail);
+        if !hold_done && (held.len() >= hold_limit || done || alloc_failed) {
             if !held.is_empty() {
-                eprintln!("io_uring zcrx: giving back {} held chunks", held.len());
+                eprintln!(
+                    "io_uring zcrx: giving back {} held chunks{}",
+                    held.len(),
+                    if alloc_failed {
+                        " at the queue's first allocation failure"
+                    } else {
+                        ""
+                    }
+                );
             }
             for (area, off, len) in held.drain(..) {
                 zc.refill(area, off, len);
