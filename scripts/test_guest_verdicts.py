@@ -53,6 +53,24 @@ class GuardTest(unittest.TestCase):
         self.assertEqual(len(got), 1, f"{name}: {got}")
         return got[0][0], got[0][2]
 
+    def test_a_boot_of_two_manifest_boots_runs_both_lists(self):
+        # make check's debug boot: "debug" and one half; the other half's
+        # tests must not run there, and each half's are owed a verdict.
+        for half, other in (("debug-a", "debug-b"), ("debug-b", "debug-a")):
+            boot = f"debug,{half}"
+            want = self.names("debug") + self.names(half)
+            self.assertTrue(self.names(half), half)
+            results = self.run_guard([f"TEST {n} PASS (1s)" for n in want], boot)
+            self.assertEqual([r for r in results if r[0] != "PASS"], [], boot)
+            self.assertEqual(len(results), len(want))
+            missing = self.run_guard([f"TEST {n} PASS (1s)" for n in want[:-1]], boot)
+            self.assertEqual(self.verdict_of(missing, want[-1])[0], "FAIL")
+            stray = self.names(other)[0]
+            results = self.run_guard([f"TEST {n} PASS (1s)" for n in want + [stray]], boot)
+            verdict, detail = self.verdict_of(results, stray)
+            self.assertEqual(verdict, "FAIL")
+            self.assertIn("lists it for", detail)
+
     def test_every_test_passing_passes(self):
         for boot in ("debug", "ksft", "stress"):
             results = self.run_guard([f"TEST {n} PASS (1s)" for n in self.names(boot)], boot)
@@ -139,10 +157,11 @@ class GuardTest(unittest.TestCase):
         self.assertEqual((verdict, why), ("FAIL", "exit 1 after 3s: queues 8 8"))
 
     def test_guest_only_narrows_what_is_expected(self):
-        results = self.run_guard(["TEST devmem/token-exhaustion-recovers PASS"], "debug",
+        both = "debug,debug-a,debug-b"
+        results = self.run_guard(["TEST devmem/token-exhaustion-recovers PASS"], both,
                                  only="devmem/token-*")
         self.assertEqual(results, [("PASS", "devmem/token-exhaustion-recovers", "")])
-        results = self.run_guard([], "debug", only="@(devmem/token-*|nic/malformed-*)")
+        results = self.run_guard([], both, only="@(devmem/token-*|nic/malformed-*)")
         self.assertEqual(sorted(r[1] for r in results if r[0] == "FAIL"),
                          ["devmem/token-exhaustion-recovers", "nic/malformed-frames-counted",
                           "nic/malformed-frames-counted-gro-hw"])

@@ -113,7 +113,8 @@ skip() {
 # guest back in a clean state so one failure does not cascade.
 #
 # Which tests run: those tests.manifest lists for this boot (DMN_BOOT:
-# debug, ksft or stress; unset, all), and of them those matching GUEST_ONLY
+# debug, ksft or stress, or several comma-separated, such as make check's
+# "debug,debug-a"; unset, all), and of them those matching GUEST_ONLY
 # (a shell pattern, e.g. 'devmem/token-*') when it is set; the others are
 # left out silently. A test needing a feature the kernel lacks (DMN_FEATURES)
 # is a SKIP naming it; one the manifest does not list fails.
@@ -126,7 +127,13 @@ run_test() {
 		fail "$name" "not in tests.manifest"
 		return 0
 	fi
-	[ -n "${DMN_BOOT:-}" ] && [[ ,${MANIFEST_BOOTS[$name]}, != *,$DMN_BOOT,* ]] && return 0
+	if [ -n "${DMN_BOOT:-}" ]; then
+		local boot listed=
+		for boot in ${DMN_BOOT//,/ }; do
+			[[ ,${MANIFEST_BOOTS[$name]}, == *,$boot,* ]] && listed=1
+		done
+		[ -n "$listed" ] || return 0
+	fi
 	for need in ${MANIFEST_NEEDS[$name]//,/ }; do
 		[ "$need" = - ] || has_feature "$need" || {
 			skip "$name" "the kernel lacks $need (DMN_FEATURES: ${DMN_FEATURES:-none})"
