@@ -143,12 +143,17 @@ steer_to_queue_3() { # port
 # io_uring copies every byte into the area. All 4 MiB arrive validated; the
 # kernel's counters (struct zcrx_stats) say every chunk and byte was a
 # copy; the COPY event fired (re-armed each time); the bound queue received
-# nothing.
+# nothing. The counters count copies out of an skb's fragments only: a
+# segment small enough to arrive whole in the skb's linear part (queue 3's
+# rx3_linear) is copied from there uncounted (io_zcrx_recv_skb), so the
+# uncounted bytes and chunks must come from such frames (seen once on
+# stock 7.2: a 55-byte chunk of 1064).
 rs_zcrx_copy_fallback() {
-	local port=5560 bytes=$((4 * 1024 * 1024)) p0 q3
+	local port=5560 bytes=$((4 * 1024 * 1024)) p0 q3 l0 lin copied uncounted
 	setup_pair || return 1
 	steer_to_queue_3 $port || return 1
 	p0=$(stat_of dmnic1 rx3_packets peer)
+	l0=$(stat_of dmnic1 rx3_linear peer)
 	ip netns exec peer ncdevmem-rs -l --zcrx --zcrx-host-memory -n -s 10.9.0.2 -c 10.9.0.1 -p $port \
 		-f dmnic1 -t 15 -q 1 -v 7 --size $((8 * 1024 * 1024)) >/tmp/zf.out 2>/tmp/zf.err &
 	local spid=$!
@@ -158,8 +163,14 @@ rs_zcrx_copy_fallback() {
 	echo "info: $(cat /tmp/zf.out)"
 	[ "$(summary_field /tmp/zf.out bytes)" = $bytes ] || return 1
 	[ "$(summary_field /tmp/zf.out validation_errors)" = 0 ] || return 1
-	[ "$(summary_field /tmp/zf.out copy_fallback_bytes)" = $bytes ] || { echo "not every byte counted as copied"; return 1; }
-	[ "$(summary_field /tmp/zf.out copy_fallback_chunks)" = "$(summary_field /tmp/zf.out chunks)" ] || { echo "not every chunk counted as copied"; return 1; }
+	lin=$(($(stat_of dmnic1 rx3_linear peer) - l0))
+	copied=$(summary_field /tmp/zf.out copy_fallback_bytes)
+	uncounted=$(($(summary_field /tmp/zf.out chunks) - $(summary_field /tmp/zf.out copy_fallback_chunks)))
+	echo "info: $lin frames arrived linear on queue 3; $((bytes - copied)) bytes in $uncounted chunks copied uncounted"
+	# (A linear frame's payload fits a page: at most two area chunks.)
+	[ "$copied" -le $bytes ] && [ $((bytes - copied)) -le $((lin * 4096)) ] ||
+		{ echo "not every byte counted as copied"; return 1; }
+	[ "$uncounted" -ge 0 ] && [ "$uncounted" -le $((lin * 2)) ] || { echo "not every chunk counted as copied"; return 1; }
 	[ "$(summary_field /tmp/zf.out copy_events)" -ge 1 ] || { echo "no COPY event"; return 1; }
 	grep -q "copy fallback" /tmp/zf.err || { cat /tmp/zf.err; return 1; }
 	q3=$(($(stat_of dmnic1 rx3_packets peer) - p0))
