@@ -239,7 +239,7 @@ rs_zcrx_area_exhausted() {
 	done
 	if kill -0 $cpid 2>/dev/null; then
 		echo "the sender did not finish within 300 s (rx15_alloc_fail +$(($(stat_of dmnic1 rx15_alloc_fail peer) - a0))); the receiver: $(tail -2 /tmp/ze.err)"
-		zcrx_stall_report $port $spid
+		zcrx_stall_report $spid
 		kill $cpid $spid 2>/dev/null
 		wait $cpid $spid 2>/dev/null
 		return 1
@@ -258,18 +258,15 @@ rs_zcrx_area_exhausted() {
 	unload_clean || return 1
 }
 
-# Where a stalled zcrx stream's buffers are: both sockets (queues, the
-# receiver's out-of-order segments, the sender's retransmissions), the
-# queue's counters, the page pools' in-flight buffers and what the
-# receiver waits in.
-zcrx_stall_report() { # port receiver-pid
-	echo "receiver socket:"
-	ip netns exec peer ss -tmieoH state established "( sport = :$1 )" | sed 's/^/  /'
-	echo "sender socket:"
-	ss -tmieoH state established "( dport = :$1 )" | sed 's/^/  /'
+# Where a stalled zcrx stream's buffers are: the sockets (queues, the
+# receiver's out-of-order segments, the sender's retransmissions:
+# socket_report), the queue's counters, each page pool's in-flight buffers
+# and what the receiver waits in.
+zcrx_stall_report() { # receiver-pid
+	socket_report
 	echo "rx15: $(ip netns exec peer ethtool -S dmnic1 | grep -E '^ *rx15_' | xargs)"
 	echo "page pools: $(ip netns exec peer ncdevmem-rs --page-pools | xargs)"
-	echo "receiver waits in: $(cat /proc/$2/wchan 2>/dev/null); $(tr '\n' ' ' </proc/$2/stack 2>/dev/null)"
+	echo "receiver waits in: $(cat /proc/$1/wchan 2>/dev/null); $(tr '\n' ' ' </proc/$1/stack 2>/dev/null)"
 }
 
 # Linux 7.3's ZCRX_CTRL_ADD_AREA: ncdevmem-rs registers one dma-buf as the
