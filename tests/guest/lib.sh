@@ -41,16 +41,28 @@ fi
 # sleeping python3 (the shared host root's). Each ping otherwise turns the
 # static key on and off, patching the receive path's code; under TCG
 # another vCPU can run the patched instruction's int3 after the patch
-# ended ("Oops: int3" in netif_receive_skb_list_internal, seen on the
-# remote guest of the two-host selftests, where ssh and ping run by the
-# hundred). For the upstream selftests' guests, which run it first.
+# ended ("Oops: int3" in netif_receive_skb_list_internal, seen on both
+# guests of the two-host selftests, where ssh and ping run by the
+# hundred). Python 3.11's socket module does not name SO_TIMESTAMP (29 on
+# Linux): the first version of this died at the name, silently, and held
+# nothing; so it now returns only once the option is set. For the upstream
+# selftests' guests, which run it first.
 hold_rx_timestamps() {
+	local i held=/tmp/dmn-rx-timestamps-held
+	rm -f "$held"
 	python3 -c '
-import socket, time
+import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+s.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_TIMESTAMP", 29), 1)
+open(sys.argv[1], "w").close()
 time.sleep(1 << 30)
-' </dev/null >/dev/null 2>&1 &
+' "$held" </dev/null >/dev/null 2>&1 &
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$held" ] && return 0
+		sleep 0.1
+	done
+	echo "cannot hold receive time stamping on (SO_TIMESTAMP)" >&2
+	return 1
 }
 
 # Lets sockets have the receive and send buffers they ask for, up to 4 MiB

@@ -180,7 +180,7 @@ setup_stacked() { # module arguments...
 }
 
 rc=0
-hold_rx_timestamps
+hold_rx_timestamps || exit 1
 allow_socket_buffers || exit 1
 if [ "$TOPOLOGY" = two-vm ] && ! two_vm_setup; then
 	echo "DMN-SELFTEST-SETUP two-vm FAIL"

@@ -49,7 +49,7 @@ SetEnv PATH=/run/devmemnic/bin:/usr/sbin:/usr/bin:/sbin:/bin
 Subsystem sftp $SSHD_DIR/usr/lib/openssh/sftp-server
 CONFIG
 
-hold_rx_timestamps
+hold_rx_timestamps || exit 1
 allow_socket_buffers || exit 1
 wire_up || exit 1
 wire_for_selftests || exit 1
