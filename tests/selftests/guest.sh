@@ -244,6 +244,10 @@ run_file() { # name personality
 		# The NIC's side of a failure, for the log: its non-zero counters.
 		echo "DMN-SELFTEST-STATS $name $NETIF: $(ethtool -S $NETIF 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
 		echo "DMN-SELFTEST-STATS $name remote $REMOTE_IF: $(on_remote ethtool -S $REMOTE_IF 2>&1 | grep -v ': 0$' | tr -s ' \n' ' ')"
+		if [ "$TOPOLOGY" = two-vm ]; then
+			echo "DMN-SELFTEST-STATS $name wire: $(wire_state 2>&1)"
+			echo "DMN-SELFTEST-STATS $name remote wire: $(on_remote "WIRE_ROLE=b; source /run/devmemnic/extra/wire-lib.sh; wire_state" 2>&1)"
+		fi
 	fi
 	echo "DMN-SELFTEST-TIME $name $(secs_since "$t0")"
 	end_leftovers "$name" "$(echo $before)"

@@ -31,6 +31,18 @@ wire_iface() {
 	return 1
 }
 
+# The wire's side of a failure, on one line for the log: the wire NIC's
+# qdisc counters, and the TCP sockets here but the listeners, established
+# ones and ssh's (state, local and peer address): a closed connection's
+# TIME-WAIT or FIN state holds its local port, and a sender binding that
+# port fails until it goes.
+wire_state() {
+	local ifc
+	ifc=$(wire_iface) || { echo "no NIC with this guest's wire MAC"; return 1; }
+	echo "qdisc: $(tc -s qdisc show dev "$ifc" | tr -s ' \n' ' ')" \
+		"| TCP: $(ss -tanH | awk '$1 != "LISTEN" && $1 != "ESTAB" && $4 !~ /:22$/ && $5 !~ /:22$/ { n++; if (n <= 100) printf "%s %s %s; ", $1, $4, $5 } END { printf "(%d)", n }')"
+}
+
 # Brings the wire up with this guest's addresses; waits (up to 300 s: the
 # other guest may boot later, or slower) until the peer answers a ping.
 wire_up() {
@@ -131,9 +143,16 @@ stacked_wire_up() {
 # its MTU, ping.py's multi-buffer XDP at 9000, stay within its lower
 # device's, as a stacked device must), and no GRO on the wire NIC (gro.py
 # sends frame sequences that must not coalesce, and judges DM_DEV's own
-# GRO: the wire NIC must not merge them first).
+# GRO: the wire NIC must not merge them first), and a FIFO in front of the
+# wire NIC, as a cable keeps frames in order: Debian's kernels default to
+# fq_codel, which, once the wire NIC's TX ring fills, sends flows round
+# robin, so that a flow's frames overtake older ones of other flows
+# (gro_hw.py's test_gro_order sends 512 flows' first frames, then their
+# second ones, and checks their order at the receiver). Its limit is
+# fq_codel's default, so that it drops no more than that did.
 wire_for_selftests() {
 	ip link set "$WIRE_IF" mtu 9216 || return 1
-	ethtool -K "$WIRE_IF" gro off
+	ethtool -K "$WIRE_IF" gro off || return 1
+	tc qdisc replace dev "$WIRE_IF" root pfifo limit 10240
 }
 
