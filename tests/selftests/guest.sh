@@ -282,9 +282,8 @@ files_matching() { # pattern
 # this guest): its first start reads LLVM's 200 MB of libraries over 9p and
 # translates them under TCG (12 s here without load, then 5 s; more than
 # 30 s under that load), as a host reads them once from its own disk.
-# (The two-host topology's guests boot with norandmaps, scripts/selftests:
-# the same code at the same addresses, so TCG's translations serve the
-# test's start too; in one guest, the libraries are at least read.)
+# (TCG guests boot with norandmaps, scripts/vm-run: the same code at the
+# same addresses, so TCG's translations serve the test's start too.)
 prime_bpftrace() { # files
 	local name
 	command -v bpftrace >/dev/null || return 0
