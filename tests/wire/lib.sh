@@ -124,7 +124,13 @@ stacked_reach_peer() { # tries [v6]
 		[ "${2:-}" != v6 ] || ping -6 -c 1 -W 1 "$DM_PEER6" >/dev/null 2>&1 || continue
 		return 0
 	done
-	echo "the peer's $DM_DEV ($DM_PEER${2:+, $DM_PEER6}) never answered"
+	# Which side is missing: the peer guest (nothing came in on the wire)
+	# or its DM_DEV (frames came; the neighbour entry says whether ARP for
+	# DM_PEER got an answer).
+	local s=/sys/class/net
+	echo "the peer's $DM_DEV ($DM_PEER${2:+, $DM_PEER6}) never answered" \
+		"($WIRE_IF received $(cat $s/"$WIRE_IF"/statistics/rx_packets) frames, $DM_DEV $(cat $s/$DM_DEV/statistics/rx_packets);" \
+		"neighbour: $(ip neigh show "$DM_PEER" | head -1))"
 	return 1
 }
 
