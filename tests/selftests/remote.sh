@@ -57,12 +57,24 @@ modprobe devmemnic || exit 1
 stacked_add mtu 1500 || exit 1
 ip -6 route add 2001:db8:2::/64 via $DM_PEER6 dev $DM_DEV || exit 1
 sysctl -qw net.ipv6.conf.dmn0.keep_addr_on_down=1 || exit 1
+# No TIME-WAIT here. Upstream's devmem files send with socat bound to the
+# port rand_port() found free on A (devmem_lib.py's socat_send: source
+# port = the listener's port), and rand_port() cannot see this host's
+# ports: when it picks a port again within 60 s, this side's TIME-WAIT of
+# the earlier connection, with the same four addresses and ports, makes
+# socat's bind fail with "Address already in use". Picks from 14,000 odd
+# ports collide that soon once in about a hundred devmem.py runs, and
+# this host, unlike the one-guest topology's namespace (made again for
+# each file), keeps its TIME-WAITs across files. With no TIME-WAIT
+# sockets (tcp_max_tw_buckets 0) a closed connection here is gone at
+# once; A's side, the device under test, keeps its own.
+sysctl -qw net.ipv4.tcp_max_tw_buckets=0 || exit 1
 
 # -D -e: in the foreground, logging to stderr (by absolute path: sshd
 # re-executes itself for each connection).
 "$SSHD_DIR/usr/sbin/sshd" -f /tmp/sshd_config -D -e 2>/tmp/sshd.log &
 sshd_pid=$!
-echo "info: remote of the two-host selftests: dmn0 10.78.0.2 on $WIRE_IF, sshd ($("$SSHD_DIR/usr/sbin/sshd" -V 2>&1 | head -1)) on 10.77.0.2; $(uname -r)"
+echo "info: remote of the two-host selftests: dmn0 10.78.0.2 on $WIRE_IF, sshd ($("$SSHD_DIR/usr/sbin/sshd" -V 2>&1 | head -1)) on 10.77.0.2; $(uname -r); tcp_max_tw_buckets $(sysctl -n net.ipv4.tcp_max_tw_buckets)"
 
 rc=0
 misses=0
