@@ -33,10 +33,22 @@ use crate::logic::personality::{FrameShape, Placement, Profile};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{prelude::*, sync::Mutex};
 
-/// Largest payload a coalesced segment packs into a shared host page
-/// instead of a buffer of its own, and the stride such payloads take.
+/// Largest payload a segment of an aggregate (the first included) packs
+/// into a shared host page instead of a buffer of its own, and the stride
+/// such payloads take.
 const GRO_PACK_MAX: usize = 1024;
 const GRO_PACK_STRIDE: usize = 64;
+
+/// What the coalescer found out about a frame before it is built.
+#[derive(Clone, Copy)]
+struct Seen {
+    /// Its complete TCP checksum holds (the receive engine need not sum it).
+    verified: bool,
+    /// It may start an aggregate: a small payload in host memory is packed,
+    /// as merged payload is (`rx-gro-hw`: the aggregate is then charged for
+    /// what it holds, not a whole buffer for its first segment).
+    starts_run: bool,
+}
 
 /// One RX queue: the ring the peer fills and the NAPI that empties it.
 #[pin_data]
@@ -509,24 +521,30 @@ impl RxQueue {
         // A complete sum the coalescer verified (a single segment it parsed)
         // is not summed again by the receive engine.
         let verified = seg.is_some() && single && !frame.csum_partial();
-        let (mut skb, split) = self.build(ctx, mem, wire, peek, len, verified)?;
+        // A frame that may start an aggregate: its payload is packed as
+        // merged ones are (so the whole is charged for what it holds).
+        let starts_run =
+            single && slot.is_some() && seg.as_ref().is_some_and(|s| s.may_start_run());
+        let seen = Seen {
+            verified,
+            starts_run,
+        };
+        let (mut skb, split) = self.build(ctx, mem, wire, peek, len, seen)?;
         let (hash, l4) = frame.hash();
-        if let (Some(seg), Some(i), true) = (&seg, slot, single) {
-            if seg.may_start_run() {
-                let h = Held {
-                    skb,
-                    run: Run::start(seg, len as u32),
-                    hash,
-                    l4,
-                    split,
-                    wire_bytes: len as u64,
-                    started_ns: 0,
-                };
-                skb = match mem.gro.hold(i, h, monotonic_ns()) {
-                    Ok(()) => return Ok(()),
-                    Err(h) => h.skb,
-                };
-            }
+        if let (Some(seg), Some(i), true) = (&seg, slot, starts_run) {
+            let h = Held {
+                skb,
+                run: Run::start(seg, len as u32),
+                hash,
+                l4,
+                split,
+                wire_bytes: len as u64,
+                started_ns: 0,
+            };
+            skb = match mem.gro.hold(i, h, monotonic_ns()) {
+                Ok(()) => return Ok(()),
+                Err(h) => h.skb,
+            };
         }
         self.deliver(ctx, skb, hash, l4);
         Ok(())
@@ -534,7 +552,7 @@ impl RxQueue {
 
     /// Builds the skb of one frame in pool buffers (not yet handed to the
     /// stack); also says whether its payload went to the payload pool.
-    /// `verified`: the frame's complete TCP checksum was found to hold.
+    /// `seen`: what the coalescer found before.
     fn build(
         &self,
         ctx: &NapiCtx<'_>,
@@ -542,8 +560,12 @@ impl RxQueue {
         wire: &Wire<'_>,
         peek: &[u8],
         len: usize,
-        verified: bool,
+        seen: Seen,
     ) -> Result<(SkBuff, bool), RxError> {
+        let Seen {
+            verified,
+            starts_run,
+        } = seen;
         let frame = wire.frame;
         let shape = FrameShape {
             len,
@@ -590,7 +612,16 @@ impl RxQueue {
             {
                 // Up to the IP datagram's end: Ethernet padding stays out.
                 let end = shape.tcp.map_or(len, |(h, p)| h + p);
-                let skb = self.receive_split(ctx, mem, wire, peek, head, end - head)?;
+                let skb = if starts_run && !mem.devmem && (1..=GRO_PACK_MAX).contains(&(end - head))
+                {
+                    // Packed as merged payload is, so that the aggregate it
+                    // starts is charged for what it holds.
+                    let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
+                    self.packed_frag_from(ctx, &mem.payload, wire, &mut skb, head, end - head)?;
+                    skb
+                } else {
+                    self.receive_split(ctx, mem, wire, peek, head, end - head)?
+                };
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);

@@ -6,8 +6,9 @@
 //! Which segments merge is pure logic (`logic::gro`, the kernel's GRO rules);
 //! here those rules meet skbs. An aggregate is the skb of its first frame,
 //! held in a slot found by the flow's hash; a merging frame's payload is
-//! "DMA"ed into payload buffers (a small one into a fragment of a shared
-//! page) appended as frags (`rx.rs`). An aggregate goes
+//! "DMA"ed into payload buffers appended as frags (`rx.rs`). In host memory
+//! a small payload, the first frame's too, takes a fragment of a shared
+//! page instead. An aggregate goes
 //! up when a segment ends it (short, or PSH, FIN, SYN, RST, URG), when a
 //! segment of its flow cannot join, or, as a NIC's aggregation timer does,
 //! when the queue has been idle for [`GRO_IDLE_FLUSH_MS`] or the oldest

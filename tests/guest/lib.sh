@@ -67,12 +67,12 @@ time.sleep(1 << 30)
 
 # Lets sockets have the receive and send buffers they ask for, up to 4 MiB
 # (as this machine's net.core.rmem_max is; Linux's default cap is 208 KiB).
-# gro's packet socket in upstream's gro_hw.py asks for 1 MB and got 416 KiB:
-# about 350 of devmemnic's coalesced packets (some 1.2 KB of truesize each,
-# reckoned from its head and packed payloads), while one softirq round may
-# deliver 300 (netdev_budget); whenever the reader fell behind, the socket
-# dropped some (11 and 90 of 500 in two failed runs). For the upstream
-# selftests' guests.
+# gro's packet socket in upstream's gro_hw.py asks for 1 MB and got 416 KiB
+# (2 MB with this): about 350 (1,700) of devmemnic's coalesced packets of two
+# 200-byte segments, 1,216 bytes of truesize each (test-nic.sh's
+# gro_hw_charge measures it), while one softirq round may deliver 300
+# (netdev_budget); whenever the reader fell behind, the socket dropped some
+# (11 and 90 of 500 in two failed runs). For the upstream selftests' guests.
 allow_socket_buffers() {
 	sysctl -qw net.core.rmem_max=4194304 net.core.wmem_max=4194304
 }

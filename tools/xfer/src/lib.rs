@@ -5,6 +5,7 @@
 //! from the sender. The checksum is FNV-1a 64 over the bytes.
 
 pub mod demangle;
+pub mod gro_flows;
 pub mod inject;
 pub mod netkit;
 

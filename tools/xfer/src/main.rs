@@ -3,6 +3,8 @@
 //!     dmn-xfer send ADDR PORT BYTES [SEED]
 //!     dmn-xfer recv PORT BYTES [SEED] [BIND_ADDR]
 //!     dmn-xfer inject IFACE COUNT [SEED] [MAX_LEN]
+//!     dmn-xfer gro-flows IFACE FLOWS [PAYLOAD]
+//!     dmn-xfer packet-charge IFACE READY DONE [SECS]
 //!     dmn-xfer sink PORT copy|discard [BIND_ADDR]
 //!     dmn-xfer timed OUTFILE CMD [ARG...]
 //!     dmn-xfer fault N IFACE combined N | split on|off
@@ -16,6 +18,13 @@
 //! `inject` sends COUNT malformed or edge-case frames (`inject::KINDS`, in
 //! turn) out of IFACE through an AF_PACKET socket and prints
 //! `inject sent=N rejected=M`, M being frames the kernel refused to send.
+//!
+//! `gro-flows` sends the first TCP segment of each of FLOWS flows, then
+//! each flow's second (`gro_flows`), as upstream's `gro` capacity test does,
+//! and prints `gro-flows sent=N rejected=M`. `packet-charge` holds a packet
+//! socket on IFACE unread while they arrive and prints what the socket was
+//! charged for them (`packet-charge packets=N bytes=B rmem=R`): the truesize
+//! a NIC's coalesced packets cost a reader.
 //!
 //! `sink` is the benchmark's receiver: it reads until the sender closes,
 //! either copying into a user buffer (`copy`) or letting TCP drop the bytes
@@ -238,53 +247,182 @@ fn timed(out: &str, cmd: &[String]) -> std::io::Result<ExitCode> {
     })
 }
 
+/// An AF_PACKET raw socket bound to IFACE for ethertype `proto` (0: sending
+/// only), closed on drop.
+struct PacketSocket(std::os::fd::OwnedFd);
+
+impl PacketSocket {
+    fn open(iface: &str, proto: u16) -> std::io::Result<Self> {
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let name = std::ffi::CString::new(iface).map_err(std::io::Error::other)?;
+        // SAFETY: a NUL-terminated name.
+        let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
+        if ifindex == 0 {
+            return Err(std::io::Error::other(format!("no interface {iface}")));
+        }
+        // SAFETY: plain syscall.
+        let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, i32::from(proto.to_be())) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: a descriptor we just opened and own alone.
+        let sock = Self(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) });
+        // SAFETY: sockaddr_ll is plain data; all-zeroes is a valid start.
+        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = proto.to_be();
+        sll.sll_ifindex = ifindex as i32;
+        // SAFETY: `sll` is a valid sockaddr_ll of the size given.
+        let rc = unsafe {
+            libc::bind(
+                sock.0.as_raw_fd(),
+                (&sll as *const libc::sockaddr_ll).cast(),
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            )
+        };
+        if rc < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(sock)
+    }
+
+    /// Sends one frame; whether the kernel took all of it.
+    fn send(&self, frame: &[u8]) -> bool {
+        use std::os::fd::AsRawFd;
+        // SAFETY: `frame` is valid for `frame.len()` bytes.
+        let n = unsafe { libc::send(self.0.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        n == frame.len() as isize
+    }
+
+    /// Sets an integer socket option.
+    fn set_int(&self, level: i32, name: i32, value: i32) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        // SAFETY: `value` is a valid int of the size given.
+        let rc = unsafe {
+            libc::setsockopt(
+                self.0.as_raw_fd(),
+                level,
+                name,
+                (&value as *const i32).cast(),
+                std::mem::size_of::<i32>() as u32,
+            )
+        };
+        if rc < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
 fn inject(iface: &str, count: u64, seed: u64, max_len: usize) -> std::io::Result<()> {
     use dmn_xfer::inject::{frame, Rng};
-    let name = std::ffi::CString::new(iface).map_err(std::io::Error::other)?;
-    // SAFETY: a NUL-terminated name.
-    let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
-    if ifindex == 0 {
-        return Err(std::io::Error::other(format!("no interface {iface}")));
-    }
-    // SAFETY: plain syscall; the fd is closed below.
-    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: sockaddr_ll is plain data; all-zeroes is a valid start.
-    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-    sll.sll_family = libc::AF_PACKET as u16;
-    sll.sll_ifindex = ifindex as i32;
-    // SAFETY: `sll` is a valid sockaddr_ll of the size given.
-    let rc = unsafe {
-        libc::bind(
-            fd,
-            (&sll as *const libc::sockaddr_ll).cast(),
-            std::mem::size_of::<libc::sockaddr_ll>() as u32,
-        )
-    };
-    if rc < 0 {
-        let e = std::io::Error::last_os_error();
-        // SAFETY: our fd.
-        unsafe { libc::close(fd) };
-        return Err(e);
-    }
+    let sock = PacketSocket::open(iface, 0)?;
     let mut r = Rng(seed.max(1));
     let mut buf = Vec::with_capacity(max_len);
     let (mut sent, mut rejected) = (0u64, 0u64);
     for i in 0..count {
         frame(i as usize, &mut r, max_len, &mut buf);
-        // SAFETY: `buf` is valid for `buf.len()` bytes.
-        let n = unsafe { libc::send(fd, buf.as_ptr().cast(), buf.len(), 0) };
-        if n == buf.len() as isize {
+        if sock.send(&buf) {
             sent += 1;
         } else {
             rejected += 1;
         }
     }
-    // SAFETY: our fd.
-    unsafe { libc::close(fd) };
     println!("inject sent={sent} rejected={rejected}");
+    Ok(())
+}
+
+/// Sends the first segment of each of FLOWS flows, then each one's second
+/// (`gro_flows`), out of IFACE; prints `gro-flows sent=N rejected=M`.
+fn gro_flows(iface: &str, flows: u16, payload: usize) -> std::io::Result<()> {
+    use dmn_xfer::gro_flows::{frame_len, segment, MAX_FLOWS};
+    if flows > MAX_FLOWS || frame_len(payload) > 1514 {
+        return Err(std::io::Error::other(format!(
+            "at most {MAX_FLOWS} flows of a 1514-byte frame"
+        )));
+    }
+    let sock = PacketSocket::open(iface, 0)?;
+    let mut buf = Vec::with_capacity(frame_len(payload));
+    let (mut sent, mut rejected) = (0u64, 0u64);
+    for second in [false, true] {
+        for flow in 0..flows {
+            segment(flow, second, payload, &mut buf);
+            if sock.send(&buf) {
+                sent += 1;
+            } else {
+                rejected += 1;
+            }
+        }
+    }
+    println!("gro-flows sent={sent} rejected={rejected}");
+    Ok(())
+}
+
+/// Holds an unread packet socket on IFACE (incoming IPv4, a 16 MiB buffer)
+/// from when it creates READY until DONE exists (at most SECS seconds), then
+/// prints what it was charged for what it held:
+/// `packet-charge packets=N bytes=B rmem=R` (R: the truesize of the N
+/// packets, as `SO_MEMINFO` reports it).
+fn packet_charge(iface: &str, ready: &str, done: &str, secs: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // (Not in every libc crate: <linux/socket.h>, <linux/if_packet.h>.)
+    const SO_MEMINFO: i32 = 55;
+    const PACKET_IGNORE_OUTGOING: i32 = 23;
+    let sock = PacketSocket::open(iface, 0x0800)?;
+    sock.set_int(libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, 16 << 20)?;
+    sock.set_int(libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)?;
+    std::fs::write(ready, b"")?;
+    let deadline = Instant::now() + std::time::Duration::from_secs(secs);
+    while !std::path::Path::new(done).exists() {
+        if Instant::now() > deadline {
+            return Err(std::io::Error::other(format!(
+                "{done} did not appear in {secs} s"
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let fd = sock.0.as_raw_fd();
+    let mut info = [0u32; 16];
+    let mut len = std::mem::size_of_val(&info) as u32;
+    // SAFETY: `info` is valid for `len` bytes, which the kernel may shorten.
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            SO_MEMINFO,
+            info.as_mut_ptr().cast(),
+            &mut len,
+        )
+    };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // (SK_MEMINFO_RMEM_ALLOC is the first.)
+    let rmem = info[0];
+    let mut buf = vec![0u8; 2048];
+    let (mut packets, mut bytes) = (0u64, 0u64);
+    loop {
+        // SAFETY: `buf` is valid for its length; MSG_TRUNC returns the
+        // packet's whole length.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                libc::MSG_DONTWAIT | libc::MSG_TRUNC,
+            )
+        };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::WouldBlock {
+                break;
+            }
+            return Err(e);
+        }
+        packets += 1;
+        bytes += n as u64;
+    }
+    println!("packet-charge packets={packets} bytes={bytes} rmem={rmem}");
     Ok(())
 }
 
@@ -389,6 +527,23 @@ enum Cmd {
         #[arg(default_value_t = 1514)]
         max_len: usize,
     },
+    /// Send the first segment of each of FLOWS TCP flows of PAYLOAD bytes out
+    /// of IFACE, then each one's second: coalescable, as upstream's gro sends.
+    GroFlows {
+        iface: String,
+        flows: u16,
+        #[arg(default_value_t = 200)]
+        payload: usize,
+    },
+    /// Hold an unread packet socket on IFACE from creating READY until DONE
+    /// exists (at most SECS), then print what it was charged.
+    PacketCharge {
+        iface: String,
+        ready: String,
+        done: String,
+        #[arg(default_value_t = 60)]
+        secs: u64,
+    },
     /// Read one stream on PORT until the sender closes (the benchmark's receiver).
     Sink {
         port: u16,
@@ -478,6 +633,19 @@ fn run(cmd: Cmd) -> Result<bool, String> {
             seed,
             max_len,
         } => inject(&iface, count, seed, max_len)
+            .map(|()| true)
+            .map_err(io),
+        Cmd::GroFlows {
+            iface,
+            flows,
+            payload,
+        } => gro_flows(&iface, flows, payload).map(|()| true).map_err(io),
+        Cmd::PacketCharge {
+            iface,
+            ready,
+            done,
+            secs,
+        } => packet_charge(&iface, &ready, &done, secs)
             .map(|()| true)
             .map_err(io),
         Cmd::Sink {
@@ -674,6 +842,23 @@ mod tests {
             parse("inject dmnic0 5000 3"),
             Ok(Cmd::Inject { .. })
         ));
+        assert_eq!(
+            parse("gro-flows dmnic0 256"),
+            Ok(Cmd::GroFlows {
+                iface: "dmnic0".into(),
+                flows: 256,
+                payload: 200
+            })
+        );
+        assert_eq!(
+            parse("packet-charge dmnic1 /tmp/r /tmp/d 30"),
+            Ok(Cmd::PacketCharge {
+                iface: "dmnic1".into(),
+                ready: "/tmp/r".into(),
+                done: "/tmp/d".into(),
+                secs: 30
+            })
+        );
     }
 
     #[test]
@@ -689,6 +874,8 @@ mod tests {
             "fault x dmnic1 combined 4",
             "queue-lease nkc 7",
             "hds-thresh dmnic1 -1",
+            "gro-flows dmnic0 70000",
+            "packet-charge dmnic1 /tmp/r",
             "nope",
         ] {
             assert!(parse(bad).is_err(), "{bad}");
