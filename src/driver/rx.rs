@@ -39,6 +39,12 @@ use kernel::{prelude::*, sync::Mutex};
 const GRO_PACK_MAX: usize = 1024;
 const GRO_PACK_STRIDE: usize = 64;
 
+/// Whether an aggregate's segment with `len` bytes of payload packs it into a
+/// shared host page (not into device memory, not when it needs a buffer).
+fn packs(devmem: bool, len: usize) -> bool {
+    !devmem && (1..=GRO_PACK_MAX).contains(&len)
+}
+
 /// What the coalescer found out about a frame before it is built.
 #[derive(Clone, Copy)]
 struct Seen {
@@ -612,8 +618,7 @@ impl RxQueue {
             {
                 // Up to the IP datagram's end: Ethernet padding stays out.
                 let end = shape.tcp.map_or(len, |(h, p)| h + p);
-                let skb = if starts_run && !mem.devmem && (1..=GRO_PACK_MAX).contains(&(end - head))
-                {
+                let skb = if starts_run && packs(mem.devmem, end - head) {
                     // Packed as merged payload is, so that the aggregate it
                     // starts is charged for what it holds.
                     let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
@@ -756,7 +761,7 @@ impl RxQueue {
         if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
             return Ok(None);
         }
-        let append = if !*devmem && payload_len <= GRO_PACK_MAX {
+        let append = if packs(*devmem, payload_len) {
             Self::packed_frag_from
         } else {
             Self::frags_from

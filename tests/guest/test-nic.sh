@@ -114,12 +114,11 @@ gro_hw() {
 # what they hold (a head, and the payload in 64-byte strides of shared
 # pages, as mlx5's striding queues pack it), not a page-sized buffer for a
 # first segment: upstream gro_hw.py's reader (a 2 MB packet socket) was
-# charged 5,120 bytes for each of its 500 flows' two 200-byte segments,
-# held about 410 and lost the rest whenever it fell behind. The flows are
-# sent as its capacity test sends them (dmn-xfer gro-flows: every flow's
-# first segment, then every second), into a packet socket nobody reads
-# until they are all in: a packet, coalesced or not, may cost 2 KiB at most
-# (5,056 bytes before).
+# charged 5,056 bytes for each of its 500 flows' two 200-byte segments,
+# held 414 and lost the rest whenever it fell behind. The flows are sent as
+# its capacity test sends them (dmn-xfer gro-flows: every flow's first
+# segment, then every second), into a packet socket nobody reads until
+# they are all in: a packet, coalesced or not, may cost 2 KiB at most.
 gro_hw_charge() {
 	setup_pair || return 1
 	ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
