@@ -21,8 +21,11 @@ use ncdevmem_rs::hello;
 use ncdevmem_rs::host_mem::HostMem;
 use ncdevmem_rs::netdev::{page_pools, BindRx, Binding};
 use ncdevmem_rs::nic::{self, Nic, NicConfig};
+use ncdevmem_rs::outcome::Outcome;
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::personality::NicIdentity;
+use ncdevmem_rs::progress::Progress;
+use ncdevmem_rs::send_summary::{cpu_secs, SendSummary};
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
 use ncdevmem_rs::zcrx::{Area, Chunk, Event, EventLog, Zcrx};
 use ncdevmem_rs::zerocopy::{self, Completions};
@@ -92,44 +95,6 @@ fn return_tokens(fd: i32, ranges: &[TokenRange]) -> io::Result<u64> {
         freed += r as u64;
     }
     Ok(freed)
-}
-
-/// How a run ended.
-#[derive(Debug, PartialEq, Eq)]
-enum Outcome {
-    Ok,
-    ValidationFailed,
-    Interrupted,
-}
-
-/// A progress line on stderr, rewritten every 2 s, ended when dropped if
-/// it was ever printed.
-struct Progress {
-    start: Instant,
-    last: Option<Instant>,
-}
-
-impl Progress {
-    fn new(start: Instant) -> Self {
-        Self { start, last: None }
-    }
-
-    /// Prints `line()` if 2 s passed since the last print (or the start).
-    fn tick(&mut self, line: impl FnOnce(f64) -> String) {
-        let since = self.last.unwrap_or(self.start);
-        if since.elapsed() >= Duration::from_secs(2) {
-            self.last = Some(Instant::now());
-            eprint!("\r{}   ", line(self.start.elapsed().as_secs_f64()));
-        }
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        if self.last.is_some() {
-            eprintln!();
-        }
-    }
 }
 
 /// Configures the NIC as upstream's server does (its `ethtool` commands):
@@ -836,56 +801,6 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     })
 }
 
-/// This process's user and system CPU seconds so far.
-fn cpu_secs() -> (f64, f64) {
-    // SAFETY: an all-zero rusage is valid; getrusage fills it.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `u` is writable; RUSAGE_SELF cannot fail with a valid pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    (secs(u.ru_utime), secs(u.ru_stime))
-}
-
-/// What a sender prints after its send loop: bytes, time, and its own CPU
-/// time over the loop (setup before the first byte left out).
-struct SendSummary {
-    role: &'static str,
-    bytes: u64,
-    secs: f64,
-    cpu: (f64, f64),
-    zc: Option<Completions>,
-}
-
-impl SendSummary {
-    /// The summary's fields, in order: numbers only.
-    fn fields(&self) -> Vec<(&'static str, String)> {
-        let rate = self.bytes as f64 / (1 << 20) as f64 / self.secs.max(1e-9);
-        let mut f = vec![("bytes", self.bytes.to_string())];
-        if let Some(c) = &self.zc {
-            f.push(("sends", c.sends.to_string()));
-            f.push(("completions", c.completed.to_string()));
-            f.push(("copied", c.copied.to_string()));
-        }
-        f.push(("secs", format!("{:.3}", self.secs)));
-        f.push(("mibps", format!("{rate:.1}")));
-        f.push(("cpu_user", format!("{:.3}", self.cpu.0)));
-        f.push(("cpu_sys", format!("{:.3}", self.cpu.1)));
-        f
-    }
-
-    /// The summary line: `ncdevmem-rs ROLE: k=v ...`, or one JSON object.
-    fn line(&self, json: bool) -> String {
-        let fields = self.fields();
-        if json {
-            let kv: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-            format!("{{\"role\":\"{}\",{}}}", self.role, kv.join(","))
-        } else {
-            let kv: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("ncdevmem-rs {}: {}", self.role, kv.join(" "))
-        }
-    }
-}
-
 /// Connects to the server from the server's port (its ntuple rule may name it).
 fn connect_client(o: &Opts) -> io::Result<Socket> {
     let addr = SocketAddr::new(o.server.unwrap(), o.port);
@@ -1195,42 +1110,5 @@ fn main() -> ExitCode {
             eprintln!("ncdevmem-rs: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn send_summary_text_and_json_carry_the_same_fields() {
-        let s = SendSummary {
-            role: "devmem-tx",
-            bytes: 4096,
-            secs: 0.5,
-            cpu: (0.25, 0.125),
-            zc: Some(Completions {
-                sends: 3,
-                completed: 3,
-                copied: 0,
-            }),
-        };
-        assert_eq!(
-            s.line(false),
-            "ncdevmem-rs devmem-tx: bytes=4096 sends=3 completions=3 copied=0 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125"
-        );
-        assert_eq!(
-            s.line(true),
-            "{\"role\":\"devmem-tx\",\"bytes\":4096,\"sends\":3,\"completions\":3,\"copied\":0,\"secs\":0.500,\"mibps\":0.0,\"cpu_user\":0.250,\"cpu_sys\":0.125}"
-        );
-        let plain = SendSummary {
-            zc: None,
-            role: "client",
-            ..s
-        };
-        assert_eq!(
-            plain.line(false),
-            "ncdevmem-rs client: bytes=4096 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125"
-        );
     }
 }
