@@ -4,7 +4,9 @@
 #[cfg(test)]
 mod c_headers;
 pub mod cli;
+pub mod client;
 pub mod cmsg;
+pub mod devmem_client;
 pub mod devmem_tx;
 pub mod dmabuf;
 pub mod ethtool_ioctl;

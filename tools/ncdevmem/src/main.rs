@@ -12,7 +12,6 @@
 
 use ncdevmem_rs::cli::{parse_args, FaultPhase, Opts, MAX_HELD_CHUNKS};
 use ncdevmem_rs::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
-use ncdevmem_rs::devmem_tx::DevmemSender;
 use ncdevmem_rs::dmabuf::{page_size, Dmabuf, Provider};
 use ncdevmem_rs::ethtool_ioctl::{unmap, FlowRule};
 use ncdevmem_rs::ethtool_nl::DataSplit;
@@ -25,13 +24,12 @@ use ncdevmem_rs::outcome::Outcome;
 use ncdevmem_rs::pattern::Pattern;
 use ncdevmem_rs::personality::NicIdentity;
 use ncdevmem_rs::progress::Progress;
-use ncdevmem_rs::send_summary::{cpu_secs, SendSummary};
 use ncdevmem_rs::tokens::{calls, TokenBatch, TokenRange};
 use ncdevmem_rs::zcrx::{Area, Chunk, Event, EventLog, Zcrx};
-use ncdevmem_rs::zerocopy::{self, Completions};
+use ncdevmem_rs::{client, devmem_client};
 use ncdevmem_rs::{selftest, signals, token_abuse};
 use socket2::{Domain, Socket, Type};
-use std::io::{self, BufRead, Read, Write};
+use std::io;
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::process::ExitCode;
@@ -801,227 +799,6 @@ fn zcrx_server(o: &Opts) -> io::Result<Outcome> {
     })
 }
 
-/// Connects to the server from the server's port (its ntuple rule may name it).
-fn connect_client(o: &Opts) -> io::Result<Socket> {
-    let addr = SocketAddr::new(o.server.unwrap(), o.port);
-    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
-    sock.set_reuse_address(true)?;
-    let local: SocketAddr = match addr {
-        SocketAddr::V4(_) => (std::net::Ipv4Addr::UNSPECIFIED, o.port).into(),
-        SocketAddr::V6(_) => (std::net::Ipv6Addr::UNSPECIFIED, o.port).into(),
-    };
-    sock.bind(&local.into())
-        .map_err(|e| io::Error::new(e.kind(), format!("bind {local}: {e}")))?;
-    sock.connect(&addr.into())
-        .map_err(|e| io::Error::new(e.kind(), format!("connect {addr}: {e}")))?;
-    Ok(sock)
-}
-
-/// Sends `buf[..len]` with `MSG_ZEROCOPY`; returns the bytes the kernel took.
-/// The buffer must not change until the send completes: the client's never does.
-fn send_zerocopy(sock: &Socket, zc: &mut Completions, buf: &[u8]) -> io::Result<usize> {
-    loop {
-        // SAFETY: `buf` is valid for reads of its length for the call; the
-        // kernel pins its pages until the completion.
-        let n = unsafe {
-            libc::send(
-                sock.as_raw_fd(),
-                buf.as_ptr().cast(),
-                buf.len(),
-                libc::MSG_ZEROCOPY,
-            )
-        };
-        if n >= 0 {
-            zc.sends += 1;
-            return Ok(n as usize);
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            // Each zerocopy send holds option memory until it completes.
-            Some(libc::ENOBUFS) => zc.reap(sock.as_raw_fd(), Some(Duration::from_secs(10)))?,
-            Some(libc::EINTR) => {}
-            _ => return Err(io::Error::new(e.kind(), format!("send(MSG_ZEROCOPY): {e}"))),
-        }
-    }
-}
-
-/// Plain client: `--bytes N` from host memory, with `write` or (`--zerocopy`)
-/// `MSG_ZEROCOPY` sends.
-fn client(o: &Opts) -> io::Result<Outcome> {
-    let mut sock = connect_client(o)?;
-    if o.hello > 0 {
-        sock.write_all(&hello::bytes(o.hello.into()))?;
-    }
-    let mut zc = if o.zerocopy {
-        zerocopy::enable(sock.as_raw_fd())?;
-        Some(Completions::default())
-    } else {
-        None
-    };
-    // With -v N the pattern, else zeros (what upstream's server, without
-    // validation, reads as "nothing to print"). A buffer of whole pattern
-    // periods ends where it starts: filled once, it is the stream's next bytes
-    // at every write (a shorter last write sends a prefix), so sending costs
-    // no per-byte work, and zerocopy sends may reuse it while in flight.
-    let mut buf = vec![0u8; 256 * 1024];
-    if let Some(mut pattern) = Pattern::new(o.validate, o.pattern_end.byte()) {
-        buf.truncate(buf.len() / pattern.period() * pattern.period());
-        pattern.fill(&mut buf);
-    }
-    let mut stream: std::net::TcpStream = sock.try_clone()?.into();
-    let cpu0 = cpu_secs();
-    let start = Instant::now();
-    let mut sent = 0u64;
-    let mut progress = Progress::new(start);
-    while sent < o.bytes {
-        let n = (o.bytes - sent).min(buf.len() as u64) as usize;
-        match zc.as_mut() {
-            Some(zc) => {
-                let mut off = 0;
-                while off < n {
-                    off += send_zerocopy(&sock, zc, &buf[off..n])?;
-                }
-                zc.reap(sock.as_raw_fd(), None)?;
-            }
-            None => stream.write_all(&buf[..n])?,
-        }
-        sent += n as u64;
-        progress.tick(|secs| {
-            format!(
-                "{} of {} MiB sent, {:.1} MiB/s",
-                sent >> 20,
-                o.bytes >> 20,
-                sent as f64 / (1 << 20) as f64 / secs
-            )
-        });
-    }
-    drop(progress);
-    if let Some(zc) = zc.as_mut() {
-        zc.drain(sock.as_raw_fd(), Duration::from_secs(60))?;
-    }
-    stream.shutdown(std::net::Shutdown::Write)?;
-    let _ = stream.read(&mut buf[..1]);
-    let secs = start.elapsed().as_secs_f64();
-    let cpu1 = cpu_secs();
-    let summary = SendSummary {
-        role: "client",
-        bytes: sent,
-        secs,
-        cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
-        zc,
-    };
-    println!("{}", summary.line(o.json));
-    Ok(Outcome::Ok)
-}
-
-/// Devmem TX: connects through `-f IFACE` with a dma-buf bound for TX and
-/// sends from it: `--bytes N` bytes of the -v pattern (zeros without -v), or
-/// else stdin's lines, each copied into the dma-buf and sent once the last
-/// send completed (upstream ncdevmem's TX mode).
-fn devmem_client(o: &Opts) -> io::Result<Outcome> {
-    let iface = o.iface.as_deref().unwrap_or_default();
-    let ifindex = nic::ifindex(iface)?;
-    let addr = SocketAddr::new(o.server.unwrap(), o.port);
-    let mem = Dmabuf::new(o.provider.unwrap_or(Provider::Udmabuf), o.size)?;
-    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
-    sock.set_reuse_address(true)?;
-    let mut tx = DevmemSender::new(sock, iface, ifindex, mem.fd())?;
-    if let Some(c) = o.client {
-        // The receiver's rule may name this port as the source.
-        let local = SocketAddr::new(c, o.port);
-        tx.socket()
-            .bind(&local.into())
-            .map_err(|e| io::Error::new(e.kind(), format!("bind {local}: {e}")))?;
-    }
-    tx.socket()
-        .connect(&addr.into())
-        .map_err(|e| io::Error::new(e.kind(), format!("connect {addr}: {e}")))?;
-    if o.hello > 0 {
-        tx.socket().write_all(&hello::bytes(o.hello.into()))?;
-    }
-    eprintln!(
-        "devmem TX to {addr} via {iface}: dma-buf id {}, {} bytes",
-        tx.dmabuf_id(),
-        mem.size()
-    );
-    let mut sent = 0u64;
-    let mut cpu0 = cpu_secs();
-    let mut start = Instant::now();
-    if o.bytes > 0 {
-        // Whole pattern periods fill the dma-buf, so the stream continues
-        // where the buffer starts again: sends cycle through it, and the
-        // content never changes under a send in flight.
-        let mut usable = mem.size();
-        let mut fill = vec![0u8; usable];
-        if let Some(mut p) = Pattern::new(o.validate, o.pattern_end.byte()) {
-            usable = usable / p.period() * p.period();
-            fill.truncate(usable);
-            p.fill(&mut fill);
-        }
-        mem.write_at(0, &fill)?;
-        drop(fill);
-        // The dma-buf's fill is setup, not sending.
-        cpu0 = cpu_secs();
-        start = Instant::now();
-        let mut pos = 0usize;
-        let mut progress = Progress::new(start);
-        while sent < o.bytes {
-            if signals::stop_requested() {
-                return Ok(Outcome::Interrupted);
-            }
-            let want = (o.bytes - sent).min((usable - pos) as u64).min(1 << 20) as usize;
-            let n = tx.send(pos, want, o.max_chunk)?;
-            sent += n as u64;
-            pos = (pos + n) % usable;
-            tx.reap(None)?;
-            progress.tick(|_| {
-                format!(
-                    "{} of {} MiB sent from the dma-buf, {} sends, {} completed",
-                    sent >> 20,
-                    o.bytes >> 20,
-                    tx.completions.sends,
-                    tx.completions.completed
-                )
-            });
-        }
-        drop(progress);
-    } else {
-        for line in io::stdin().lock().split(b'\n') {
-            let mut line = line?;
-            line.push(b'\n');
-            mem.write_at(0, &line)?;
-            let mut off = 0;
-            while off < line.len() {
-                off += tx.send(off, line.len() - off, o.max_chunk)?;
-            }
-            sent += line.len() as u64;
-            // The next line overwrites the buffer: wait for this one's completion.
-            tx.drain(Duration::from_secs(30))?;
-        }
-    }
-    tx.drain(Duration::from_secs(60))?;
-    tx.socket().shutdown(std::net::Shutdown::Write)?;
-    let mut one = [0u8; 1];
-    let _ = std::net::TcpStream::from(tx.socket().try_clone()?).read(&mut one);
-    let secs = start.elapsed().as_secs_f64();
-    let cpu1 = cpu_secs();
-    let copied = tx.completions.copied;
-    let summary = SendSummary {
-        role: "devmem-tx",
-        bytes: sent,
-        secs,
-        cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
-        zc: Some(std::mem::take(&mut tx.completions)),
-    };
-    println!("{}", summary.line(o.json));
-    Ok(if copied == 0 {
-        Outcome::Ok
-    } else {
-        eprintln!("ncdevmem-rs: {copied} sends were copied, not sent from the dma-buf");
-        Outcome::ValidationFailed
-    })
-}
-
 /// `--page-pools`: one line per pool, then totals.
 fn list_page_pools() -> io::Result<()> {
     let pools = page_pools()?.map_err(|e| io::Error::other(format!("page-pool-get: {e}")))?;
@@ -1093,9 +870,9 @@ fn main() -> ExitCode {
     } else if o.listen {
         server(&o)
     } else if o.iface.is_some() {
-        devmem_client(&o)
+        devmem_client::run(&o)
     } else {
-        client(&o)
+        client::run(&o)
     };
     match r {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,

@@ -137,6 +137,19 @@ impl Pattern {
     }
 }
 
+/// A buffer of at most `len` bytes that a sender sends over and over: with
+/// a pattern, its whole periods (the buffer ends where it starts, so every
+/// send of it, or of a prefix after a whole one, continues the stream), and
+/// without one, `len` zeros.
+pub fn repeating_buffer(len: usize, pattern: Option<Pattern>) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    if let Some(mut p) = pattern {
+        buf.truncate(len / p.period() * p.period());
+        p.fill(&mut buf);
+    }
+    buf
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +201,17 @@ mod tests {
         assert_eq!(p, Pattern::new(7, 0).unwrap());
         p.fill(&mut b[..6]);
         assert_ne!(p, Pattern::new(7, 0).unwrap());
+    }
+
+    #[test]
+    fn a_repeating_buffer_is_whole_periods_or_zeros() {
+        let buf = repeating_buffer(100, Pattern::new(7, 0));
+        assert_eq!(buf.len(), 98);
+        // Sent three times over, it is the stream's first 294 bytes.
+        let stream: Vec<u8> = buf.iter().chain(&buf).chain(&buf).copied().collect();
+        assert_eq!(Pattern::new(7, 0).unwrap().check(&stream), 0);
+        assert_eq!(repeating_buffer(100, None), vec![0u8; 100]);
+        // Shorter than a period: nothing of the pattern fits.
+        assert!(repeating_buffer(6, Pattern::new(7, 0)).is_empty());
     }
 }
