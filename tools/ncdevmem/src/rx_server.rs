@@ -1,0 +1,518 @@
+//! The devmem TCP server (`-l -s SERVER_IP -p PORT -f IFACE`): the NIC
+//! configured (server_nic.rs, unless `--no-config`), the dma-buf bound to
+//! RX queues START..START+NUM-1, one connection received into it with
+//! `MSG_SOCK_DEVMEM`, every frag validated against the -v pattern and its
+//! token given back (or held, `--hold-tokens-secs`; misused once,
+//! `--abuse-tokens`), the summary (rx_summary.rs); then unbound and the NIC
+//! restored, on every way out, Ctrl-C and SIGTERM included.
+
+use crate::cli::{FaultPhase, Opts};
+use crate::cmsg::{self, DevmemMsg, MSG_SOCK_DEVMEM, SO_DEVMEM_DONTNEED};
+use crate::dmabuf::{page_size, Dmabuf, Provider};
+use crate::fault::{FailNth, Injection};
+use crate::hello;
+use crate::netdev::{BindRx, Binding};
+use crate::nic::{self, Nic, NicConfig};
+use crate::outcome::Outcome;
+use crate::pattern::Pattern;
+use crate::personality::NicIdentity;
+use crate::progress::Progress;
+use crate::rx_summary::Summary;
+use crate::server_nic::configure;
+use crate::tokens::{calls, TokenBatch, TokenRange};
+use crate::{signals, token_abuse};
+use socket2::{Domain, Socket, Type};
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+/// Returns tokens; the kernel frees every token of a call that respects its
+/// limits (see `tokens::calls`), and says how many it freed.
+fn return_tokens(fd: i32, ranges: &[TokenRange]) -> io::Result<u64> {
+    let mut freed = 0;
+    for chunk in calls(ranges) {
+        let chunk = &chunk[..];
+        // SAFETY: `chunk` is an array of `struct dmabuf_token` of the size given.
+        let r = unsafe {
+            libc::setsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                SO_DEVMEM_DONTNEED,
+                chunk.as_ptr().cast(),
+                std::mem::size_of_val(chunk) as u32,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        freed += r as u64;
+    }
+    Ok(freed)
+}
+
+/// The RX queues the dma-buf is bound to: START..START+NUM-1.
+fn rx_queues(o: &Opts) -> Vec<u32> {
+    (o.start..o.start + o.queues).collect()
+}
+
+/// Binds the dma-buf to the RX queues (with `-b`'s buffer size); the
+/// binding lasts as long as the returned [`Binding`].
+fn bind(o: &Opts, iface: &str, ifindex: u32, mem: &Dmabuf) -> io::Result<Binding> {
+    let queues = rx_queues(o);
+    let bound = BindRx {
+        rx_page_size: o.rx_page_size,
+        ..BindRx::new(ifindex, mem.fd() as u32, &queues)
+    }
+    .send()?;
+    let binding = bound.map_err(|e| {
+        io::Error::other(format!(
+            "binding {iface} queues {queues:?}{} failed: {e}",
+            o.rx_page_size
+                .map(|s| format!(" with {s}-byte buffers"))
+                .unwrap_or_default()
+        ))
+    })?;
+    eprintln!(
+        "bound dma-buf ({} bytes) to {iface} RX queues {}..{}{}, binding id {}",
+        mem.size(),
+        o.start,
+        o.start + o.queues - 1,
+        o.rx_page_size
+            .map(|s| format!(" ({s}-byte buffers)"))
+            .unwrap_or_default(),
+        binding.id
+    );
+    Ok(binding)
+}
+
+/// Configures the NIC (unless --no-config; the config lands in `cfg`, to be
+/// restored when dropped) and binds the dma-buf to the queues. `None`: a
+/// signal came first.
+///
+/// With --fail-nth, a kernel fault is injected somewhere in configuring and
+/// binding (or, --fail-from bind, in binding); whatever fails must fail
+/// cleanly, and the NIC is restored as on any other error (after disarming).
+fn setup(
+    o: &Opts,
+    iface: &str,
+    ifindex: u32,
+    mem: &Dmabuf,
+    cfg: &mut Option<NicConfig<Nic>>,
+) -> io::Result<Option<Binding>> {
+    let mut fail = None;
+    let bound = (|| {
+        if o.fail_from == FaultPhase::Setup {
+            fail = o.fail_nth.map(FailNth::arm).transpose()?;
+        }
+        if !o.no_config {
+            *cfg = Some(configure(o, iface)?);
+        }
+        if signals::stop_requested() {
+            return Ok(None);
+        }
+        if o.fail_from == FaultPhase::Bind {
+            fail = o.fail_nth.map(FailNth::arm).transpose()?;
+        }
+        bind(o, iface, ifindex, mem).map(Some)
+    })();
+    if let Some(f) = fail {
+        match f.disarm()? {
+            Injection::Injected => eprintln!("fail-nth {}: injected", o.fail_nth.unwrap_or(0)),
+            Injection::NotReached { passed } => eprintln!(
+                "fail-nth {}: not reached ({passed} fault sites passed)",
+                o.fail_nth.unwrap_or(0)
+            ),
+        }
+    }
+    bound
+}
+
+/// Listens on SERVER_IP:PORT and accepts one connection; `None`: a signal
+/// came first.
+fn accept_connection(o: &Opts) -> io::Result<Option<Socket>> {
+    let addr = SocketAddr::new(o.server.unwrap(), o.port);
+    let sock = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    sock.set_reuse_address(true)?;
+    sock.set_reuse_port(true)?;
+    sock.bind(&addr.into())?;
+    sock.listen(1)?;
+    eprintln!("waiting for a connection on {addr}");
+    let (conn, peer) = loop {
+        match sock.accept() {
+            Ok(c) => break c,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                if signals::stop_requested() {
+                    eprintln!("ncdevmem-rs: interrupted while waiting for a connection");
+                    return Ok(None);
+                }
+            }
+            Err(e) => return Err(io::Error::new(e.kind(), format!("accept: {e}"))),
+        }
+    };
+    eprintln!("connection from {:?}", peer.as_socket());
+    if o.hold > 0 {
+        // Held tokens can starve the NIC of buffers, so no data may arrive: wake up
+        // to return them when the hold ends.
+        conn.set_read_timeout(Some(Duration::from_millis(200)))?;
+    }
+    Ok(Some(conn))
+}
+
+/// The tokens of a read's dma-buf frags, in order.
+fn tokens(msgs: &[DevmemMsg]) -> impl Iterator<Item = u32> + '_ {
+    msgs.iter().filter_map(|m| match m {
+        DevmemMsg::Dmabuf { token, .. } => Some(*token),
+        _ => None,
+    })
+}
+
+/// The two tokens `--abuse-tokens` misuses: a read's first two.
+fn abuse_pair(msgs: &[DevmemMsg]) -> Option<(u32, u32)> {
+    let mut toks = tokens(msgs);
+    Some((toks.next()?, toks.next()?))
+}
+
+/// What one `recvmsg` brought.
+enum Received {
+    /// `n` bytes, with `ctrl` bytes of control messages.
+    Data { n: usize, ctrl: usize },
+    /// Nothing: a signal or the read timeout woke us.
+    Woken,
+    /// The peer closed.
+    End,
+}
+
+/// The devmem receive loop's state: the connection, the dma-buf its frags
+/// land in, the tokens to give back, and the counts for the summary.
+struct Receiver<'a> {
+    o: &'a Opts,
+    conn: Socket,
+    mem: &'a Dmabuf,
+    binding_id: u32,
+    pattern: Option<Pattern>,
+    batch: TokenBatch,
+    /// Tokens kept for --hold-tokens-secs.
+    held: Vec<TokenRange>,
+    /// Held tokens were returned (or none are held): hold no more.
+    hold_done: bool,
+    last_data: Instant,
+    /// --abuse-tokens ran.
+    abused: bool,
+    iobuf: Vec<u8>,
+    ctrl: Vec<u8>,
+    s: Summary,
+}
+
+impl<'a> Receiver<'a> {
+    fn new(o: &'a Opts, conn: Socket, mem: &'a Dmabuf, binding_id: u32) -> Self {
+        Receiver {
+            o,
+            conn,
+            mem,
+            binding_id,
+            pattern: if o.validate >= 2 {
+                Pattern::new(o.validate, o.pattern_end.byte())
+            } else {
+                None
+            },
+            batch: TokenBatch::new(o.batch),
+            held: Vec::new(),
+            hold_done: o.hold == 0,
+            last_data: Instant::now(),
+            abused: false,
+            iobuf: vec![0u8; 819200],
+            ctrl: vec![0u8; 80000],
+            s: Summary::default(),
+        }
+    }
+
+    fn fd(&self) -> i32 {
+        self.conn.as_raw_fd()
+    }
+
+    /// Receives until the peer closes, --max-bytes or a signal (then
+    /// returns true); every token is back with the kernel when it returns.
+    fn run(&mut self) -> io::Result<bool> {
+        let start = Instant::now();
+        self.last_data = start;
+        let mut progress = Progress::new(start);
+        let interrupted = loop {
+            if signals::stop_requested() {
+                break true;
+            }
+            let (n, ctrl) = match self.recv()? {
+                Received::End => break false,
+                Received::Woken if signals::stop_requested() => break true,
+                Received::Woken => {
+                    self.end_hold_if_dry()?;
+                    continue;
+                }
+                Received::Data { n, ctrl } => (n, ctrl),
+            };
+            self.take(n, ctrl)?;
+            let s = &self.s;
+            progress.tick(|secs| {
+                format!(
+                    "{} MiB, {:.1} MiB/s",
+                    s.bytes >> 20,
+                    s.bytes as f64 / (1 << 20) as f64 / secs
+                )
+            });
+            if self.o.max_bytes > 0 && self.s.bytes >= self.o.max_bytes {
+                break false;
+            }
+        };
+        if !self.held.is_empty() {
+            self.s.tokens_returned += return_tokens(self.fd(), &self.held)?;
+        }
+        self.s.secs = start.elapsed().as_secs_f64();
+        drop(progress);
+        Ok(interrupted)
+    }
+
+    /// One `recvmsg` with `MSG_SOCK_DEVMEM`.
+    fn recv(&mut self) -> io::Result<Received> {
+        let mut iov = libc::iovec {
+            iov_base: self.iobuf.as_mut_ptr().cast(),
+            iov_len: self.iobuf.len(),
+        };
+        // SAFETY: msghdr is plain data; all-zeroes is valid before filling it in.
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = self.ctrl.as_mut_ptr().cast();
+        msg.msg_controllen = self.ctrl.len();
+        // SAFETY: `msg` points to valid buffers for the call.
+        let n = unsafe { libc::recvmsg(self.fd(), &mut msg, MSG_SOCK_DEVMEM) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted || e.kind() == io::ErrorKind::WouldBlock {
+                return Ok(Received::Woken);
+            }
+            return Err(io::Error::new(e.kind(), format!("recvmsg: {e}")));
+        }
+        Ok(match n {
+            0 => Received::End,
+            n => Received::Data {
+                n: n as usize,
+                ctrl: msg.msg_controllen,
+            },
+        })
+    }
+
+    /// --hold-tokens-secs: tokens are held until no data has arrived for that
+    /// long (the dma-buf ran dry, so it does not depend on the link's speed),
+    /// then all returned at once, and never held again.
+    fn end_hold_if_dry(&mut self) -> io::Result<()> {
+        let hold_for = Duration::from_secs(self.o.hold);
+        if !self.hold_done && !self.held.is_empty() && self.last_data.elapsed() >= hold_for {
+            eprintln!(
+                "no data for {} s: returning {} held tokens",
+                self.o.hold,
+                self.held.len()
+            );
+            self.s.tokens_returned += return_tokens(self.fd(), &self.held)?;
+            self.held.clear();
+            self.hold_done = true;
+        }
+        Ok(())
+    }
+
+    /// Validates, counts and gives back what one read of `n` bytes brought.
+    fn take(&mut self, n: usize, ctrl: usize) -> io::Result<()> {
+        let msgs = cmsg::parse(&self.ctrl[..ctrl]);
+        self.last_data = Instant::now();
+        self.validate(&msgs, n)?;
+        let returned_by_abuse = self.abuse_tokens(&msgs)?;
+        let devmem = self.s.count(&msgs, n, self.binding_id);
+        self.give_back(&msgs, returned_by_abuse)?;
+        if !devmem {
+            // Not devmem data (the flow missed the bound queues): plain bytes.
+            if let Some(p) = self.pattern.as_mut() {
+                self.s.errors += p.check(&self.iobuf[..n]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks this read's frags against the pattern under one sync of the
+    /// dma-buf.
+    fn validate(&mut self, msgs: &[DevmemMsg], n: usize) -> io::Result<()> {
+        let Some(p) = self.pattern.as_mut() else {
+            return Ok(());
+        };
+        let iobuf = &self.iobuf;
+        let mut lin = 0usize;
+        self.s.errors += self.mem.read_session(|r| -> io::Result<u64> {
+            let mut bad = 0;
+            for m in msgs {
+                match *m {
+                    DevmemMsg::Linear { size } => {
+                        let end = (lin + size as usize).min(n);
+                        bad += p.check(&iobuf[lin.min(end)..end]);
+                        lin += size as usize;
+                    }
+                    DevmemMsg::Dmabuf { offset, size, .. } => {
+                        bad += p.check(r.bytes(offset, size as usize)?)
+                    }
+                    _ => {}
+                }
+            }
+            Ok(bad)
+        })??;
+        Ok(())
+    }
+
+    /// --abuse-tokens: once, with two of this read's tokens (after validation:
+    /// a returned buffer may be refilled at once). Returns the token the
+    /// checks gave back (counted here, skipped when returning the rest).
+    fn abuse_tokens(&mut self, msgs: &[DevmemMsg]) -> io::Result<Option<u32>> {
+        if !self.o.abuse_tokens || self.abused {
+            return Ok(None);
+        }
+        let Some((t0, t1)) = abuse_pair(msgs) else {
+            return Ok(None);
+        };
+        let checks = token_abuse::run(self.fd(), t0, t1)
+            .map_err(|e| io::Error::other(format!("SO_DEVMEM_DONTNEED misuse: {e}")))?;
+        eprintln!("token abuse: {checks} checks passed");
+        self.abused = true;
+        self.s.tokens_returned += 1;
+        Ok(Some(t0))
+    }
+
+    /// Gives this read's tokens back (or holds them), but the one
+    /// --abuse-tokens already returned.
+    fn give_back(&mut self, msgs: &[DevmemMsg], returned_by_abuse: Option<u32>) -> io::Result<()> {
+        let holding = !self.hold_done;
+        for token in tokens(msgs) {
+            if returned_by_abuse == Some(token) {
+                // Already back in the pool.
+            } else if holding {
+                self.held.push(TokenRange {
+                    start: token,
+                    count: 1,
+                });
+            } else if self.batch.push(token) {
+                self.s.tokens_returned += return_tokens(self.fd(), self.batch.ranges())?;
+                self.batch.clear();
+            }
+        }
+        // Return this read's tokens before reading again: a token kept across
+        // reads holds a buffer the NIC may need for the next data, and with a
+        // small dma-buf every buffer can end up waiting in the batch while the
+        // read waits for data (a deadlock).
+        if self.batch.pending() > 0 {
+            self.s.tokens_returned += return_tokens(self.fd(), self.batch.ranges())?;
+            self.batch.clear();
+        }
+        Ok(())
+    }
+}
+
+/// Prints the summary, closes the connection, then unbinds (the NIC is
+/// restored after, by the caller's config guard); the run's outcome.
+fn finish(o: &Opts, rx: Receiver, binding: Binding, interrupted: bool) -> Outcome {
+    if interrupted {
+        eprintln!("ncdevmem-rs: interrupted; restoring");
+    }
+    let s = rx.s;
+    println!("{}", s.line(o.json, "server"));
+    drop(rx.conn);
+    drop(binding);
+    if o.fail_on_linear && s.linear_bytes > 0 {
+        eprintln!(
+            "ncdevmem-rs: -L: {} bytes arrived outside the dma-buf",
+            s.linear_bytes
+        );
+    }
+    s.outcome(interrupted, o.fail_on_linear)
+}
+
+/// Runs the devmem server: the NIC configured, the dma-buf bound, one
+/// connection received into it, the summary.
+pub fn run(o: &Opts) -> io::Result<Outcome> {
+    let iface = o.iface.as_deref().unwrap_or_default();
+    let ifindex = nic::ifindex(iface)?;
+    signals::install()?;
+    // Buffers larger than a page must each be physically contiguous: huge
+    // pages under the udmabuf, as upstream's -b does.
+    let huge = o.rx_page_size.is_some_and(|s| s as usize > page_size());
+    let mem = Dmabuf::with_backing(o.provider.unwrap_or(Provider::Udmabuf), o.size, huge)?;
+    // Dropped after the binding (declared later, dropped earlier): the NIC is
+    // restored once the queues are unbound, on every way out of here.
+    let mut cfg = None;
+    let Some(binding) = setup(o, iface, ifindex, &mem, &mut cfg)? else {
+        return Ok(Outcome::Interrupted);
+    };
+    let nic = NicIdentity::of(iface);
+    if let Some(id) = &nic {
+        eprintln!(
+            "nic: {iface} is {}: small TCP segments: {}",
+            id.name(),
+            id.small_segments()
+        );
+    }
+    let Some(conn) = accept_connection(o)? else {
+        return Ok(Outcome::Interrupted);
+    };
+    if o.hello > 0 {
+        hello::receive(conn.as_raw_fd(), o.hello.into())?;
+    }
+    let mut rx = Receiver::new(o, conn, &mem, binding.id);
+    rx.s.nic = nic.map_or_else(|| "unknown".into(), |id| id.name());
+    let interrupted = rx.run()?;
+    Ok(finish(o, rx, binding, interrupted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::parse_args;
+
+    fn frag(token: u32) -> DevmemMsg {
+        DevmemMsg::Dmabuf {
+            offset: u64::from(token) * 4096,
+            size: 4096,
+            token,
+            dmabuf_id: 1,
+        }
+    }
+
+    #[test]
+    fn the_tokens_to_give_back_are_the_frags_in_order() {
+        let msgs = [
+            DevmemMsg::Linear { size: 66 },
+            frag(7),
+            DevmemMsg::Other { level: 1, kind: 2 },
+            frag(3),
+            frag(9),
+        ];
+        assert_eq!(tokens(&msgs).collect::<Vec<_>>(), [7, 3, 9]);
+        assert_eq!(abuse_pair(&msgs), Some((7, 3)));
+    }
+
+    #[test]
+    fn a_read_with_fewer_than_two_frags_is_not_abused() {
+        assert_eq!(abuse_pair(&[frag(4), DevmemMsg::Linear { size: 10 }]), None);
+        assert_eq!(abuse_pair(&[]), None);
+    }
+
+    #[test]
+    fn the_bound_queues_start_at_t_and_number_q() {
+        let args: Vec<String> = "-l -s 10.9.0.2 -f eth1 -t 3 -q 2"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        assert_eq!(rx_queues(&parse_args(&args).unwrap()), [3, 4]);
+        let args: Vec<String> = "-l -s 10.9.0.2 -f eth1"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            rx_queues(&parse_args(&args).unwrap()),
+            (8..16).collect::<Vec<_>>()
+        );
+    }
+}
