@@ -173,6 +173,33 @@ fn abuse_pair(msgs: &[DevmemMsg]) -> Option<(u32, u32)> {
     Some((toks.next()?, toks.next()?))
 }
 
+/// Checks one read against the pattern `p`, in the stream's order: its
+/// linear parts, one after another in `iobuf` (the bytes the read put
+/// there), and its frags, whose bytes `frag(offset, len)` reads in the
+/// dma-buf. Returns how many bytes differ.
+fn check_read<'m>(
+    p: &mut Pattern,
+    msgs: &[DevmemMsg],
+    iobuf: &[u8],
+    frag: impl Fn(u64, usize) -> io::Result<&'m [u8]>,
+) -> io::Result<u64> {
+    let n = iobuf.len();
+    let mut lin = 0usize;
+    let mut bad = 0;
+    for m in msgs {
+        match *m {
+            DevmemMsg::Linear { size } => {
+                let end = (lin + size as usize).min(n);
+                bad += p.check(&iobuf[lin.min(end)..end]);
+                lin += size as usize;
+            }
+            DevmemMsg::Dmabuf { offset, size, .. } => bad += p.check(frag(offset, size as usize)?),
+            _ => {}
+        }
+    }
+    Ok(bad)
+}
+
 /// What one `recvmsg` brought.
 enum Received {
     /// `n` bytes, with `ctrl` bytes of control messages.
@@ -342,25 +369,10 @@ impl<'a> Receiver<'a> {
         let Some(p) = self.pattern.as_mut() else {
             return Ok(());
         };
-        let iobuf = &self.iobuf;
-        let mut lin = 0usize;
-        self.s.errors += self.mem.read_session(|r| -> io::Result<u64> {
-            let mut bad = 0;
-            for m in msgs {
-                match *m {
-                    DevmemMsg::Linear { size } => {
-                        let end = (lin + size as usize).min(n);
-                        bad += p.check(&iobuf[lin.min(end)..end]);
-                        lin += size as usize;
-                    }
-                    DevmemMsg::Dmabuf { offset, size, .. } => {
-                        bad += p.check(r.bytes(offset, size as usize)?)
-                    }
-                    _ => {}
-                }
-            }
-            Ok(bad)
-        })??;
+        let iobuf = &self.iobuf[..n];
+        self.s.errors += self
+            .mem
+            .read_session(|r| check_read(p, msgs, iobuf, |off, len| r.bytes(off, len)))??;
         Ok(())
     }
 
@@ -497,6 +509,79 @@ mod tests {
     fn a_read_with_fewer_than_two_frags_is_not_abused() {
         assert_eq!(abuse_pair(&[frag(4), DevmemMsg::Linear { size: 10 }]), None);
         assert_eq!(abuse_pair(&[]), None);
+    }
+
+    /// A read of the -v 7 stream's first `n` bytes: `linear` bytes in the
+    /// iovec, the rest as 1000-byte frags placed in the dma-buf backwards
+    /// (the stream's order is the messages', not the dma-buf's).
+    fn read_of(n: usize, linear: usize) -> (Vec<DevmemMsg>, Vec<u8>, Vec<u8>) {
+        let mut stream = vec![0u8; n];
+        Pattern::new(7, 0).unwrap().fill(&mut stream);
+        let mut msgs = vec![DevmemMsg::Linear {
+            size: linear as u32,
+        }];
+        let frags: Vec<&[u8]> = stream[linear..].chunks(1000).collect();
+        let mut dmabuf = vec![0u8; frags.len() * 1000];
+        for (i, f) in frags.iter().enumerate() {
+            let at = (frags.len() - 1 - i) * 1000;
+            dmabuf[at..at + f.len()].copy_from_slice(f);
+            msgs.push(DevmemMsg::Dmabuf {
+                offset: at as u64,
+                size: f.len() as u32,
+                token: i as u32,
+                dmabuf_id: 1,
+            });
+        }
+        (msgs, stream[..linear].to_vec(), dmabuf)
+    }
+
+    fn check(msgs: &[DevmemMsg], iobuf: &[u8], dmabuf: &[u8]) -> u64 {
+        let mut p = Pattern::new(7, 0).unwrap();
+        check_read(&mut p, msgs, iobuf, |off, len| {
+            Ok(&dmabuf[off as usize..off as usize + len])
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_read_is_checked_in_the_streams_order_linear_and_frags() {
+        let (msgs, iobuf, mut dmabuf) = read_of(3500, 100);
+        assert_eq!(check(&msgs, &iobuf, &dmabuf), 0);
+        dmabuf[2999] ^= 1;
+        dmabuf[10] ^= 1;
+        assert_eq!(check(&msgs, &iobuf, &dmabuf), 2);
+        let mut bad_linear = iobuf.clone();
+        bad_linear[50] = 0xff;
+        dmabuf[2999] ^= 1;
+        dmabuf[10] ^= 1;
+        assert_eq!(check(&msgs, &bad_linear, &dmabuf), 1);
+    }
+
+    #[test]
+    fn linear_parts_are_checked_only_as_far_as_the_read_went() {
+        // Messages that claim more linear bytes than the read brought: the
+        // 60 there are checked, the rest is not read past the iovec.
+        let (_, iobuf, _) = read_of(100, 100);
+        let msgs = [
+            DevmemMsg::Linear { size: 40 },
+            DevmemMsg::Linear { size: 40 },
+            DevmemMsg::Linear { size: 40 },
+        ];
+        assert_eq!(check(&msgs, &iobuf[..60], &[]), 0);
+        let mut short = iobuf[..60].to_vec();
+        short[59] ^= 1;
+        short[0] ^= 1;
+        assert_eq!(check(&msgs, &short, &[]), 2);
+    }
+
+    #[test]
+    fn a_frag_that_cannot_be_read_fails_the_check() {
+        let (msgs, iobuf, _) = read_of(2100, 100);
+        let mut p = Pattern::new(7, 0).unwrap();
+        let r = check_read(&mut p, &msgs, &iobuf, |_, _| {
+            Err(io::Error::new(io::ErrorKind::InvalidInput, "past the end"))
+        });
+        assert_eq!(r.unwrap_err().kind(), io::ErrorKind::InvalidInput);
     }
 
     #[test]

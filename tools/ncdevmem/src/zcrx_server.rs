@@ -80,6 +80,17 @@ impl AreaMem {
     }
 }
 
+/// Checks a wait's chunks against `p` in the stream's order, one read
+/// session per run of chunks in one area (a session syncs the whole
+/// dma-buf); returns the bytes that differ.
+fn check_chunks(mems: &[AreaMem], got: &[Piece], p: &mut Pattern) -> io::Result<u64> {
+    let mut bad = 0;
+    for run in got.chunk_by(|a, b| a.0 == b.0) {
+        bad += mems[run[0].0].check(run, p)?;
+    }
+    Ok(bad)
+}
+
 /// `--zcrx-areas N`: each area's size, whole pages of `page` bytes out of
 /// `size` split N ways; an error if that leaves less than a page.
 fn area_size(size: usize, n: usize, page: usize) -> io::Result<usize> {
@@ -288,11 +299,7 @@ pub fn run(o: &Opts) -> io::Result<Outcome> {
             r => r?,
         }
         if let Some(p) = pattern.as_mut() {
-            // The stream's order, one read session per run of chunks in one
-            // area (a session syncs the whole dma-buf).
-            for run in got.chunk_by(|a, b| a.0 == b.0) {
-                t.errors += mems[run[0].0].check(run, p)?;
-            }
+            t.errors += check_chunks(&mems, &got, p)?;
         }
         for &c in &got {
             t.count(c);
@@ -350,6 +357,70 @@ mod tests {
     fn opts(line: &str) -> Opts {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
         parse_args(&args).unwrap()
+    }
+
+    /// Two host-memory areas of a page, holding the -v 7 stream's first
+    /// `chunks.len()` chunks of 1000 bytes where `chunks` places them.
+    fn areas_with(chunks: &[Piece]) -> Vec<AreaMem> {
+        let page = page_size();
+        let mems: Vec<AreaMem> = (0..2)
+            .map(|_| AreaMem::Host(HostMem::new(page).unwrap()))
+            .collect();
+        let mut p = Pattern::new(7, 0).unwrap();
+        for &(area, off, len) in chunks {
+            let AreaMem::Host(m) = &mems[area] else {
+                unreachable!()
+            };
+            assert!(off as usize + len as usize <= m.size());
+            // SAFETY: inside the mapping (checked above), which nothing
+            // else reads or writes while the test fills it.
+            let at = unsafe {
+                std::slice::from_raw_parts_mut((m.addr() + off) as *mut u8, len as usize)
+            };
+            p.fill(at);
+        }
+        mems
+    }
+
+    fn corrupt(mems: &[AreaMem], area: usize, off: u64) {
+        let AreaMem::Host(m) = &mems[area] else {
+            unreachable!()
+        };
+        assert!((off as usize) < m.size());
+        // SAFETY: one byte inside the mapping (checked above).
+        unsafe { *((m.addr() + off) as *mut u8) ^= 1 };
+    }
+
+    #[test]
+    fn chunks_are_checked_in_the_streams_order_across_areas() {
+        let got = [
+            (1, 1000, 1000),
+            (1, 0, 1000),
+            (0, 2000, 1000),
+            (1, 3000, 500),
+        ];
+        let mems = areas_with(&got);
+        let mut p = Pattern::new(7, 0).unwrap();
+        assert_eq!(check_chunks(&mems, &got, &mut p).unwrap(), 0);
+        // The pattern ran on through all of them: the next chunk continues it.
+        assert_eq!(p, {
+            let mut q = Pattern::new(7, 0).unwrap();
+            q.fill(&mut [0u8; 3500]);
+            q
+        });
+        corrupt(&mems, 0, 2999);
+        corrupt(&mems, 1, 3000);
+        let mut p = Pattern::new(7, 0).unwrap();
+        assert_eq!(check_chunks(&mems, &got, &mut p).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_chunk_outside_its_area_fails_the_check() {
+        let mems = areas_with(&[]);
+        let outside = [(0, page_size() as u64 - 10, 100)];
+        let mut p = Pattern::new(7, 0).unwrap();
+        let e = check_chunks(&mems, &outside, &mut p).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
     }
 
     #[test]
