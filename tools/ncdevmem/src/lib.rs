@@ -7,6 +7,7 @@ pub mod cli;
 pub mod client;
 pub mod cmsg;
 pub mod devmem_client;
+pub mod devmem_rx;
 pub mod devmem_tx;
 pub mod dmabuf;
 pub mod ethtool_ioctl;
