@@ -4,6 +4,9 @@
 //! count and 6.12's indirection table through `SIOCETHTOOL`; and
 //! [`NicConfig`], a guard that undoes every change it made, last change
 //! first, when dropped.
+//!
+//! (Its length over ~600 lines is the mock NIC its tests drive and the
+//! tests, from `mod tests` on.)
 
 use crate::ethtool_ioctl::{self as ioc, EthtoolIoctl, FlowRule, Rxnfc};
 use crate::ethtool_nl::{Channels, ChannelsSet, DataSplit, EthtoolNl};

@@ -21,6 +21,8 @@
 //! (7.2's flush and arm, 7.3's `ZCRX_CTRL_ADD_AREA`, which adds more areas to
 //! a registered queue): the crate has neither the register opcode nor the
 //! structures.
+//!
+//! (Its length over ~600 lines is its tests, from `mod tests` on.)
 
 use io_uring::types::{
     io_uring_region_desc, io_uring_zcrx_area_reg, io_uring_zcrx_ifq_reg, io_uring_zcrx_rqe,
