@@ -23,4 +23,5 @@ pub(crate) mod rx_xdp;
 pub(crate) mod stacked;
 pub(crate) mod stats;
 pub(crate) mod tx;
+pub(crate) mod tx_completion;
 pub(crate) mod xdp;

@@ -6,8 +6,11 @@
 //! verdict is carried out: up the stack, back out to the peer, or the pages
 //! straight back to the pool.
 
-use super::rx::{QueueMem, RxError, RxQueue, Wire};
-use super::{nic::Nic, tx};
+use super::rx::{RxError, Wire};
+use super::{
+    nic::{Nic, QueueMem, RxQueue},
+    tx,
+};
 use crate::abstractions::{
     napi::NapiCtx,
     xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame, XdpProgRef, XdpVerdict},
