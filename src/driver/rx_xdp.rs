@@ -9,7 +9,7 @@
 use super::rx::{RxError, Wire};
 use super::{
     nic::{Nic, QueueMem, RxQueue},
-    tx,
+    xdp,
 };
 use crate::abstractions::{
     napi::NapiCtx,
@@ -64,7 +64,7 @@ impl RxQueue {
                 let sent = ctx
                     .dev()
                     .data::<Nic>()
-                    .is_some_and(|d| tx::xdp_transmit(ctx.dev(), d, skb));
+                    .is_some_and(|d| xdp::xdp_transmit(ctx.dev(), d, skb));
                 if sent {
                     self.stats.xdp_tx.add(1);
                     self.stats.xdp_tx_bytes.add(bytes);

@@ -257,9 +257,3 @@ pub(crate) fn transmit(dev: &NetDev, st: &Stacked, skb: SkBuff) -> TxOutcome {
     }
     TxOutcome::Done
 }
-
-/// XDP_TX and redirected frames of a stacked device: out of the lower
-/// device; whether it took the frame.
-pub(crate) fn xdp_transmit(st: &Stacked, skb: SkBuff) -> bool {
-    st.lower.xmit(skb).is_ok()
-}

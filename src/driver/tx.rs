@@ -12,17 +12,13 @@
 
 use super::{
     nic::{enqueue, steer, NicPriv},
-    stacked,
     tx_completion::stop_queue,
 };
-use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff, xdp::XdpXmitBatch};
+use crate::abstractions::{netdev::NetDev, netdev_ops::TxOutcome, skb::SkBuff};
 use core::sync::atomic::Ordering;
 
-/// The TX queue number XDP_TX frames carry: no TX queue of the stack's, so
-/// the wire posts no completion for them.
-const XDP_TX_QUEUE: u16 = u16::MAX;
-
-/// `ndo_start_xmit`: hands `skb` to the peer's RX queue, or reports the ring full.
+/// `ndo_start_xmit` of a pair's device: hands `skb` to the peer's RX queue,
+/// or reports the ring full (a stacked device's is `stacked::transmit`).
 ///
 /// A peer running XDP sees wire frames: what this side would leave to the
 /// device (TSO, a checksum) is done in software first, as a NIC's engines
@@ -30,10 +26,7 @@ const XDP_TX_QUEUE: u16 = u16::MAX;
 /// that find the ring full are dropped (counted), not requeued.
 pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
     let Some(peer) = data.peer() else {
-        return match data.stacked() {
-            Some(st) => stacked::transmit(dev, st, skb),
-            None => TxOutcome::Done,
-        };
+        return TxOutcome::Done;
     };
     if !peer.xdp.is_attached() || !skb.offloads_pending() {
         return transmit_one(dev, data, skb);
@@ -55,50 +48,6 @@ pub(crate) fn transmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
         }
     }
     TxOutcome::Done
-}
-
-/// XDP_TX: sends a frame a program turned around back out of `dev`, on the
-/// channel's XDP TX ring (no descriptor of the stack's TX queues). Returns
-/// whether the peer's RX ring took it.
-pub(crate) fn xdp_transmit(dev: &NetDev, data: &NicPriv, mut skb: SkBuff) -> bool {
-    if let Some(st) = data.stacked() {
-        return stacked::xdp_transmit(st, skb);
-    }
-    let (Some(peer), Some(target)) = (dev.peer(), data.peer()) else {
-        return false;
-    };
-    let active = peer.real_num_rx_queues();
-    if !peer.is_running() || !dev.carrier_ok() || active == 0 {
-        return false;
-    }
-    let Some((q, hash, l4)) = steer(dev, peer, target, &skb, active) else {
-        return false;
-    };
-    if hash != 0 {
-        skb.set_hash(hash, l4);
-    }
-    skb.set_queue_mapping(XDP_TX_QUEUE);
-    enqueue(q, skb).is_ok()
-}
-
-/// `ndo_xdp_xmit`: sends frames other programs redirected to `dev` (or its
-/// own, redirected to itself) to the peer, as XDP_TX does, counted on the TX
-/// queue of the sending CPU (several CPUs may send at once).
-pub(crate) fn xdp_redirected(dev: &NetDev, data: &NicPriv, frames: &mut XdpXmitBatch<'_>) {
-    let active = dev.real_num_tx_queues().max(1);
-    let tq = data.me().txqs.get((frames.cpu() % active) as usize);
-    for skb in frames {
-        let bytes = skb.len() as u64;
-        let sent = xdp_transmit(dev, data, skb);
-        if let Some(tq) = tq {
-            if sent {
-                tq.stats.xdp_xmit.add_shared(1);
-                tq.stats.xdp_xmit_bytes.add_shared(bytes);
-            } else {
-                tq.stats.xdp_xmit_errors.add_shared(1);
-            }
-        }
-    }
 }
 
 /// Hands one wire frame to the peer's RX queue, or reports the ring full.
