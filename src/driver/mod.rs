@@ -18,8 +18,6 @@ pub(crate) mod pair;
 pub(crate) mod personality;
 pub(crate) mod queues;
 pub(crate) mod rx;
-pub(crate) mod rx_gro;
-pub(crate) mod rx_xdp;
 pub(crate) mod stacked;
 pub(crate) mod stats;
 pub(crate) mod tx;

@@ -20,7 +20,6 @@
 //! `=> field`, the qstats field it reports as (`stats.rs` sums those for
 //! the link counters).
 
-use super::rx_gro::GroTable;
 use crate::abstractions::qstats::{QueueRxStats, QueueTxStats};
 use crate::abstractions::{
     boxed::box_copy,
@@ -40,6 +39,7 @@ use crate::abstractions::{
     xdp::{XdpRxq, XdpSlot},
 };
 use crate::logic::{
+    gro::{AgeLink, AgeOrder, Run},
     parse::parse_prefix,
     personality::{Personality, Profile},
     steering::Steering,
@@ -447,6 +447,45 @@ impl QueueMem {
     pub(crate) fn splits(&self) -> bool {
         self.split
     }
+}
+
+/// A held aggregate.
+pub(crate) struct Held {
+    /// The first frame's skb, payload of merged frames appended.
+    pub(crate) skb: SkBuff,
+    /// What merging tracks (first segment, count, next sequence number).
+    pub(crate) run: Run,
+    /// The receive hash to report, and whether it is L4.
+    pub(crate) hash: u32,
+    pub(crate) l4: bool,
+    /// The first frame's payload went to the payload pool (header split).
+    pub(crate) split: bool,
+    /// Bytes of the frames merged, as they were on the wire.
+    pub(crate) wire_bytes: u64,
+    /// When it started: set by `GroTable::hold`.
+    pub(crate) started_ns: u64,
+}
+
+/// Where a segment's flow stands in the table.
+pub(crate) enum Slot {
+    /// An aggregate of the flow is held here.
+    Held(usize),
+    /// The flow may start one here.
+    Free(usize),
+    /// Every slot the flow may take is busy with other flows.
+    Full,
+}
+
+/// A queue's aggregation slots.
+pub(crate) struct GroTable {
+    pub(super) slots: KVVec<Option<Held>>,
+    /// Each slot's place in `order`.
+    pub(super) ages: KVVec<AgeLink>,
+    /// The held aggregates' slots, oldest first.
+    pub(super) order: AgeOrder,
+    pub(super) held: usize,
+    /// When the queue last took a frame.
+    pub(super) last_rx_ns: u64,
 }
 
 /// One TX queue: its counters and its descriptor ring's state.

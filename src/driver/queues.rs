@@ -4,9 +4,8 @@
 //! split or the channel count changes, and swapped by the kernel's queue
 //! management API (`netdev_rx_queue_restart()`: memory provider bind/unbind).
 
-use super::rx_gro::GroTable;
 use super::{
-    nic::{Nic, NicPriv, QueueMem, RxQueue, RxState},
+    nic::{GroTable, Nic, NicPriv, QueueMem, RxQueue, RxState},
     personality, tx_completion,
 };
 use crate::abstractions::{

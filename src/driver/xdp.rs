@@ -6,7 +6,7 @@
 //! A program sees each frame as the wire carries it, in host pages of the
 //! queue's header pool: up to [`xdp_first_page_capacity`] bytes in the first
 //! page, the rest (multi-buffer programs only) in whole pages as frags. The
-//! receive side is in `rx_xdp.rs`; the sender does in software what it would
+//! receive side is in `rx/xdp.rs`; the sender does in software what it would
 //! leave to the device (TSO, checksums) for a peer running XDP (`tx.rs`).
 
 use super::nic::{enqueue, steer, NicPriv};

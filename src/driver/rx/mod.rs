@@ -9,18 +9,16 @@
 //! devmem is bound), attached as frags. Everything else goes whole into host
 //! memory (the linear fallback). Each payload byte is copied once: the NIC's DMA.
 
-use super::rx_gro::{Held, Slot, GRO_IDLE_FLUSH_MS};
 use super::{
-    nic::{Nic, QueueMem, RxQueue, RxState},
+    nic::{Held, Nic, QueueMem, RxQueue, RxState, Slot},
     tx_completion,
 };
 use crate::abstractions::{
     delay::monotonic_ns,
-    delayed_call::{DelayedCall, DelayedCallback},
     napi::{NapiCtx, NapiPoll},
     netdev::NetDev,
     page_pool::PagePool,
-    skb::{build_size, rx_headroom, FrameReader, GroLayout, SkBuff},
+    skb::{build_size, rx_headroom, FrameReader, SkBuff},
     xdp::{flush_redirects, XdpProgRef},
 };
 use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
@@ -28,6 +26,9 @@ use crate::logic::parse::parse_prefix;
 use crate::logic::personality::{FrameShape, Placement};
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
+
+mod gro;
+mod xdp;
 
 /// Largest payload a segment of an aggregate (the first included) packs
 /// into a shared host page instead of a buffer of its own, and the stride
@@ -50,13 +51,6 @@ struct Seen {
     /// as merged payload is (`rx-gro-hw`: the aggregate is then charged for
     /// what it holds, not a whole buffer for its first segment).
     starts_run: bool,
-}
-
-impl DelayedCallback for RxQueue {
-    fn run(&self) {
-        // As a NIC's aggregation timer raises the queue's vector.
-        self.kick();
-    }
 }
 
 /// Most header bytes the split path puts in the skb head.
@@ -469,110 +463,6 @@ impl RxQueue {
         csum_fold(sum) == 0xffff
     }
 
-    /// Merges a frame of the flow held in slot `i` if the rules and its
-    /// buffers allow: `Some(complete)` if it joined (its payload appended),
-    /// `None` if it cannot.
-    fn merge(
-        &self,
-        ctx: &NapiCtx<'_>,
-        mem: &mut QueueMem,
-        i: usize,
-        wire: &Wire<'_>,
-        peek: &[u8],
-        seg: &Segment,
-    ) -> Result<Option<bool>, RxError> {
-        let thresh = self.hds_thresh();
-        let QueueMem {
-            payload,
-            devmem,
-            profile,
-            split,
-            gro,
-            ..
-        } = mem;
-        let Some(h) = gro.get_mut(i) else {
-            return Ok(None);
-        };
-        let Some(fixed_id) = h.run.accepts(h.skb.head(), peek, seg) else {
-            return Ok(None);
-        };
-        let payload_len = seg.payload_len as usize;
-        // Device memory takes only payload that header split would put there,
-        // after the headers, after a first frame whose payload went there too
-        // (an skb's frags are all readable or none).
-        if *devmem {
-            let shape = FrameShape {
-                len: wire.frame.len(),
-                segments: 1,
-                tcp: Some((seg.header_len(), payload_len)),
-            };
-            let room = MAX_FRAGS * payload.buf_size();
-            let whole = profile.placement(&shape, *split, thresh, room, true)
-                == Placement::Split {
-                    head: seg.header_len(),
-                };
-            if !h.split || !whole {
-                return Ok(None);
-            }
-        }
-        if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
-            return Ok(None);
-        }
-        let append = if packs(*devmem, payload_len) {
-            Self::packed_frag_from
-        } else {
-            Self::frags_from
-        };
-        append(
-            self,
-            ctx,
-            payload,
-            wire,
-            &mut h.skb,
-            seg.header_len(),
-            payload_len,
-        )?;
-        h.wire_bytes += wire.frame.len() as u64;
-        self.stats.gro_merged.add(1);
-        Ok(Some(h.run.merge(seg, fixed_id)))
-    }
-
-    /// Hands a held aggregate to the stack: headers rewritten for the whole
-    /// and marked as coalesced when more than one frame joined.
-    fn deliver_held(&self, ctx: &NapiCtx<'_>, mut h: Held) {
-        let run = h.run;
-        if run.count > 1 {
-            let first = &run.first;
-            let inner = first.inner();
-            let layout = GroLayout {
-                outer_off: (first.layers > 1).then_some(first.ip[0].off),
-                outer_v6: first.ip[0].v6,
-                inner_off: inner.off,
-                inner_v6: inner.v6,
-                tcp_off: first.tcp_off,
-                fixed_id: run.fixed_id & (1 << (first.layers - 1)) != 0,
-            };
-            let rewritten = match h.skb.head_mut() {
-                Some(head) if head.len() >= first.header_len() => {
-                    run.finish_headers(&mut head[..first.header_len()]);
-                    true
-                }
-                _ => false,
-            };
-            let mss = u16::try_from(run.mss).unwrap_or(0);
-            if !rewritten || mss == 0 || h.skb.complete_gro(&layout, mss, run.count).is_err() {
-                // Cannot happen for what `hold` accepted; never deliver a lie.
-                self.stats.gro_discarded.add(u64::from(run.count));
-                return;
-            }
-            self.stats.gro_packets.add(1);
-            self.stats.gro_bytes.add(h.skb.len() as u64);
-            self.stats.gro_wire_packets.add(u64::from(run.count));
-            self.stats.gro_wire_bytes.add(h.wire_bytes);
-        }
-        self.deliver(ctx, h.skb, h.hash, h.l4);
-    }
-
     /// Hands a built frame to the stack (GRO) with its queue and hash; one
     /// without a whole Ethernet header in its linear part is a counted drop
     /// (the builders never make one; the XDP program may have shrunk it).
@@ -585,24 +475,6 @@ impl RxQueue {
             return;
         }
         ctx.gro_receive(skb);
-    }
-
-    /// End of a poll: aggregates go up when due (or all of them when
-    /// coalescing was turned off); any left get the timer.
-    fn age_aggregates(&self, ctx: &NapiCtx<'_>, mem: &mut QueueMem, gro: bool, took: bool) {
-        if mem.gro.held() == 0 {
-            return;
-        }
-        let now = monotonic_ns();
-        if took {
-            mem.gro.saw_frames(now);
-        }
-        if !gro || mem.gro.due(now) {
-            mem.gro.drain(|h| self.deliver_held(ctx, h));
-        }
-        if mem.gro.held() > 0 {
-            DelayedCall::schedule(self, GRO_IDLE_FLUSH_MS);
-        }
     }
 
     /// Headers into a host fragment (the skb head), payload into payload buffers.
