@@ -7,12 +7,14 @@
 //! `mod.rs`): the device type [`Nic`], each device's private data
 //! [`NicPriv`], the state of a pair, [`PairState`] with its two [`Side`]s, a
 //! stacked device's [`Stacked`], the queues a side holds ([`RxQueue`], its
-//! poll's [`RxState`] and memory [`QueueMem`], [`TxQueue`]), the shape a
-//! device is made with ([`PairShape`], the MTU limits, [`new_side`]), the two
-//! steps of every sender ([`steer`], [`enqueue`]), and the queues' counters,
-//! [`RxStats`] and [`TxStats`]. The types' behaviour is in the files of its
-//! concern (`rx.rs`, `tx.rs`, `queues.rs`, ...); what is here besides the
-//! types is what files on the floors below those need.
+//! poll's [`RxState`] and memory [`QueueMem`] with its aggregates
+//! [`GroTable`], [`TxQueue`]), the shape a device is made with
+//! ([`PairShape`], the MTU limits, [`new_side`]), the two steps of every
+//! sender ([`steer`], [`enqueue`]), and the queues' counters, [`RxStats`] and
+//! [`TxStats`]. Each type's behaviour is in the file of its concern (`rx/`,
+//! `tx_completion.rs`, `queues.rs`, ...); besides the types, this file holds
+//! only what they need here (constructors, accessors, the retired memory a
+//! side keeps). That makes it the driver's longest file.
 //!
 //! Each queue counter is declared once, in the list of [`RxStats`] or
 //! [`TxStats`]: that one line makes the field the datapath bumps, its
