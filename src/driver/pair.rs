@@ -4,7 +4,7 @@
 //!
 //! A frame sent on one side (`tx.rs`) is steered to an RX queue of the other
 //! side, queued on that queue's ring, and received in that queue's NAPI poll
-//! (`rx.rs`), which "DMA"s it into page-pool buffers. This file creates a
+//! (`rx/`), which "DMA"s it into page-pool buffers. This file creates a
 //! pair and tears it down; its state is in `nic.rs`.
 
 use super::{

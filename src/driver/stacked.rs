@@ -6,7 +6,7 @@
 //! Receive: the lower device's frames for this device's address (and a copy
 //! of each broadcast and multicast one) are steered to an RX queue's ring
 //! as a pair's frames are, and that queue's NAPI receives them the same way
-//! (`rx.rs`: header split, page pools, dma-bufs, XDP). Transmit: frames go
+//! (`rx/`: header split, page pools, dma-bufs, XDP). Transmit: frames go
 //! out of the lower device as ordinary frames, a devmem TX frame's payload
 //! read from its dma-buf into host pages first (the lower NIC cannot read
 //! device memory); the core segments and checksums them for the lower
