@@ -23,8 +23,8 @@ mod tests;
 
 use abstractions::{debugfs::DebugfsRoot, link::LinkRegistration, params};
 use driver::{
-    nic::Nic,
-    pair::{Pair, PairShape, MAX_MTU},
+    nic::{Nic, PairShape, MAX_MTU},
+    pair::Pair,
 };
 use kernel::{prelude::*, sync::Arc};
 use logic::personality::Personality;

@@ -58,7 +58,10 @@ impl NetDevOps for Nic {
     }
 
     fn start_xmit(dev: &NetDev, data: &NicPriv, skb: SkBuff) -> TxOutcome {
-        tx::transmit(dev, data, skb)
+        match data.stacked() {
+            Some(st) => stacked::transmit(dev, st, skb),
+            None => tx::transmit(dev, data, skb),
+        }
     }
 
     fn get_stats64(_dev: &NetDev, data: &NicPriv) -> LinkStats {
@@ -96,6 +99,6 @@ impl NetDevOps for Nic {
     }
 
     fn xdp_xmit(dev: &NetDev, data: &NicPriv, frames: &mut XdpXmitBatch<'_>) {
-        tx::xdp_redirected(dev, data, frames)
+        xdp::xdp_redirected(dev, data, frames)
     }
 }

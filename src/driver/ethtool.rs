@@ -6,7 +6,7 @@
 
 use super::{
     nic::{Nic, NicPriv, RxStats, TxStats},
-    personality, queues, tx,
+    personality, queues, tx_completion,
 };
 use crate::abstractions::{
     boxed::box_copy,
@@ -119,7 +119,7 @@ impl EthtoolOps for Nic {
         }
         me.tx_ring.store(req.tx, Ordering::Relaxed);
         // A larger ring has room for queues stopped on the old one's fill.
-        tx::wake_with_room(dev, me);
+        tx_completion::wake_with_room(dev, me);
         if let Some(t) = req.hds_thresh {
             // (Read per frame by each queue's poll: a change applies from the
             // next frame on, with no queue restart.)

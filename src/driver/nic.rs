@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The driver's shared types, in one place (as netdevsim keeps its in
-//! `netdevsim.h`): the device type [`Nic`], each device's private data
-//! [`NicPriv`], the state of a pair, [`PairState`] with its two [`Side`]s,
-//! which hold the queues (`rx.rs`, `tx.rs`), steering and XDP, and the
-//! queues' counters, [`RxStats`] and [`TxStats`].
+//! The driver's header: every type its files share, declared once.
+//!
+//! As netdevsim keeps its types in `netdevsim.h`, every other file of the
+//! driver builds on this one and on no neighbour of its own floor (see
+//! `mod.rs`): the device type [`Nic`], each device's private data
+//! [`NicPriv`], the state of a pair, [`PairState`] with its two [`Side`]s, a
+//! stacked device's [`Stacked`], the queues a side holds ([`RxQueue`], its
+//! poll's [`RxState`] and memory [`QueueMem`] with its aggregates
+//! [`GroTable`], [`TxQueue`]), the shape a device is made with
+//! ([`PairShape`], the MTU limits, [`new_side`]), the two steps of every
+//! sender ([`steer`], [`enqueue`]), and the queues' counters, [`RxStats`] and
+//! [`TxStats`]. Each type's behaviour is in the file of its concern (`rx/`,
+//! `tx_completion.rs`, `queues.rs`, ...); besides the types, this file holds
+//! only what they need here (constructors, accessors, the retired memory a
+//! side keeps). That makes it the driver's longest file.
 //!
 //! Each queue counter is declared once, in the list of [`RxStats`] or
 //! [`TxStats`]: that one line makes the field the datapath bumps, its
@@ -12,27 +22,38 @@
 //! `=> field`, the qstats field it reports as (`stats.rs` sums those for
 //! the link counters).
 
-use super::{
-    rx::{QueueMem, RxQueue},
-    stacked::Stacked,
-    tx::TxQueue,
-};
 use crate::abstractions::qstats::{QueueRxStats, QueueTxStats};
 use crate::abstractions::{
+    boxed::box_copy,
     delay::msleep,
     delayed_call::{DelayedCall, DelayedCallback},
-    irq::IrqDomain,
+    irq::{IrqDomain, IrqHandler, IrqLine},
+    link::{IfName, LowerLink, NewLink},
+    module_ref::ModuleRef,
+    napi::Napi,
+    netdev::{default_features, feature_gro_hw, NetDev, NetDevConfig},
+    page_pool::{wait_for_provider_release, PagePool},
+    params,
     platform::PlatformDevice,
     rcu::RcuBox,
-    skb::flush_deferred_skbs,
-    xdp::XdpSlot,
+    ring::SkbRing,
+    skb::{flush_deferred_skbs, SkBuff},
+    xdp::{XdpRxq, XdpSlot},
 };
 use crate::logic::{
+    gro::{AgeLink, AgeOrder, Run},
+    parse::parse_prefix,
     personality::{Personality, Profile},
     steering::Steering,
+    toeplitz::DEFAULT_RSS_KEY,
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
-use kernel::{prelude::*, sync::Arc, sync::Mutex};
+use kernel::{
+    prelude::*,
+    str::{CStr, CString},
+    sync::Arc,
+    sync::Mutex,
+};
 
 /// A devmemnic device: implements every ops trait of the abstraction layer.
 pub(crate) struct Nic;
@@ -247,6 +268,379 @@ impl NicPriv {
             Self::Stacked(st) => Some(st),
         }
     }
+}
+
+/// A stacked device's state: its queues and the lower device.
+#[pin_data(PinnedDrop)]
+pub(crate) struct Stacked {
+    #[pin]
+    pub(crate) side: Side,
+    pub(super) lower: LowerLink,
+    /// The lower device's name, to take it again when a device of that name
+    /// comes back.
+    #[pin]
+    pub(super) lower_name: Mutex<IfName>,
+    /// Whether the device got registered: only then can its queues have
+    /// held memory to wait for. (A device that never was goes under rtnl,
+    /// where flushing the system workqueue could wait for rtnl.)
+    pub(super) registered: AtomicBool,
+}
+
+#[pinned_drop]
+impl PinnedDrop for Stacked {
+    fn drop(self: Pin<&mut Self>) {
+        // The device is unregistered (its queues stopped, memory retired):
+        // as a pair's teardown does, let devmem buffers still out return
+        // while the parent lives.
+        if self.registered.load(Ordering::Relaxed) {
+            self.side.wait_for_buffers();
+            wait_for_provider_release();
+        }
+    }
+}
+
+/// One RX queue: the ring the peer fills and the NAPI that empties it.
+#[pin_data]
+pub(crate) struct RxQueue {
+    /// Polls the queue when its held aggregates may be due (`rx-gro-hw`).
+    /// Declared before the fields its call uses (`napi`, `irq`); its drop
+    /// disables it, so the poll, which re-arms it, cannot once it is gone.
+    #[pin]
+    gro_timer: DelayedCall,
+    /// Declared before the fields the poll uses: its drop stops a NAPI still
+    /// polling (a bug it warns about: queues are deactivated first).
+    #[pin]
+    pub(crate) napi: Napi<RxState>,
+    /// The queue's interrupt: raised by the sender when a frame lands on an
+    /// idle ring, masked until the poll that follows completes. Raised only
+    /// while the queue is active (a running device's sender, the queue's own
+    /// poll), so never while the queue is being dropped.
+    pub(crate) irq: IrqLine,
+    pub(crate) ring: SkbRing,
+    pub(crate) stats: RxStats,
+    pub(crate) index: u32,
+    /// A peer TX queue stopped on this full ring since the last poll that
+    /// took frames: that poll wakes the peer's stopped queues (set after the
+    /// stop, so a poll that misses it leaves the sender's own recheck to wake).
+    pub(crate) sender_stopped: AtomicBool,
+    /// TX completions were posted for this channel's TX queues since its poll
+    /// last reaped them (see `tx_completion.rs`).
+    pub(crate) tx_done: AtomicBool,
+    /// Header-split threshold: TCP frames with at most this much payload per
+    /// segment are received whole (`ethtool -G hds-thresh`).
+    hds_thresh: AtomicU32,
+    /// Held while the kernel has a memory provider on this queue.
+    #[pin]
+    pub(super) binding_ref: Mutex<Option<ModuleRef>>,
+}
+
+crate::impl_has_napi!(RxQueue, napi);
+crate::impl_has_irq_line!(RxQueue, irq);
+crate::impl_has_delayed_call!(RxQueue, gro_timer);
+
+impl IrqHandler for RxQueue {
+    fn handle_irq(&self) {
+        // NAPI scheduled: its completion unmasks. Not scheduled (the queue is
+        // stopped, or the core holds NAPI disabled for a moment): unmask now, or
+        // frames arriving after the queue restarts would never raise the line.
+        if !self.napi.schedule() {
+            self.irq.unmask();
+        }
+    }
+}
+
+impl RxQueue {
+    /// RX queue `index` with a ring of `ring` entries and header-split
+    /// threshold `hds_thresh`.
+    pub(crate) fn new(index: u32, ring: u32, hds_thresh: u32) -> Result<impl PinInit<Self, Error>> {
+        let ring = SkbRing::new(ring)?;
+        Ok(try_pin_init!(Self {
+            gro_timer <- DelayedCall::new(),
+            napi <- Napi::new(RxState::new()),
+            irq: IrqLine::new(),
+            ring,
+            stats: RxStats::default(),
+            index,
+            sender_stopped: AtomicBool::new(false),
+            tx_done: AtomicBool::new(false),
+            hds_thresh: AtomicU32::new(hds_thresh),
+            binding_ref <- kernel::new_mutex!(None),
+        }? Error))
+    }
+
+    /// Polls the queue once, on the CPU of its interrupt, as a NIC raises a
+    /// queue's vector when it is (re)enabled: the poll takes what is on the
+    /// ring and unmasks the line (a raise while the queue was stopped left it
+    /// masked).
+    pub(crate) fn kick(&self) {
+        self.irq.unmask();
+        self.irq.trigger();
+    }
+
+    /// The header-split threshold.
+    pub(crate) fn hds_thresh(&self) -> u32 {
+        self.hds_thresh.load(Ordering::Relaxed)
+    }
+
+    /// Sets the header-split threshold (from the next frame on).
+    pub(crate) fn set_hds_thresh(&self, t: u32) {
+        self.hds_thresh.store(t, Ordering::Relaxed)
+    }
+}
+
+/// What a queue's poll owns.
+pub(crate) struct RxState {
+    pub(super) mem: Option<QueueMem>,
+    /// An XDP program redirected a frame in this poll (to flush before it ends).
+    pub(super) xdp_redirected: bool,
+    /// Frames of aggregates dropped when their memory left the queue, not
+    /// yet counted.
+    pub(super) discarded: u64,
+}
+
+impl RxState {
+    pub(crate) fn new() -> Self {
+        Self {
+            mem: None,
+            xdp_redirected: false,
+            discarded: 0,
+        }
+    }
+}
+
+/// A queue's buffers: header/linear pool (host memory) and payload pool, and
+/// the aggregates built on them.
+pub(crate) struct QueueMem {
+    /// Registered with `header` as its memory model: dropped first.
+    pub(super) xdp_rxq: XdpRxq,
+    pub(super) header: PagePool,
+    pub(super) payload: PagePool,
+    pub(super) split: bool,
+    /// The kernel attached a memory provider (devmem) to the payload pool.
+    pub(super) devmem: bool,
+    /// Where frames go: the device's personality when this memory was built
+    /// (it changes only while the device is down, without queue memory).
+    pub(super) profile: &'static Profile,
+    pub(super) gro: GroTable,
+}
+
+impl QueueMem {
+    /// Whether the payload pool got a memory provider (devmem) from the kernel.
+    pub(crate) fn is_devmem(&self) -> bool {
+        self.devmem
+    }
+
+    /// The header (host) pool and the payload pool.
+    pub(crate) fn pools(&self) -> (&PagePool, &PagePool) {
+        (&self.header, &self.payload)
+    }
+
+    /// Payload buffers still out (in skbs, sockets, or userspace as tokens).
+    pub(crate) fn outstanding(&self) -> isize {
+        self.payload.outstanding()
+    }
+
+    /// Logs the payload pool's accounting (debug).
+    pub(crate) fn debug(&self) {
+        self.payload.debug()
+    }
+
+    /// Whether this memory splits TCP headers from payload.
+    pub(crate) fn splits(&self) -> bool {
+        self.split
+    }
+}
+
+/// A held aggregate.
+pub(crate) struct Held {
+    /// The first frame's skb, payload of merged frames appended.
+    pub(crate) skb: SkBuff,
+    /// What merging tracks (first segment, count, next sequence number).
+    pub(crate) run: Run,
+    /// The receive hash to report, and whether it is L4.
+    pub(crate) hash: u32,
+    pub(crate) l4: bool,
+    /// The first frame's payload went to the payload pool (header split).
+    pub(crate) split: bool,
+    /// Bytes of the frames merged, as they were on the wire.
+    pub(crate) wire_bytes: u64,
+    /// When it started: set by `GroTable::hold`.
+    pub(crate) started_ns: u64,
+}
+
+/// Where a segment's flow stands in the table.
+pub(crate) enum Slot {
+    /// An aggregate of the flow is held here.
+    Held(usize),
+    /// The flow may start one here.
+    Free(usize),
+    /// Every slot the flow may take is busy with other flows.
+    Full,
+}
+
+/// A queue's aggregation slots.
+pub(crate) struct GroTable {
+    pub(super) slots: KVVec<Option<Held>>,
+    /// Each slot's place in `order`.
+    pub(super) ages: KVVec<AgeLink>,
+    /// The held aggregates' slots, oldest first.
+    pub(super) order: AgeOrder,
+    pub(super) held: usize,
+    /// When the queue last took a frame.
+    pub(super) last_rx_ns: u64,
+}
+
+/// One TX queue: its counters and its descriptor ring's state.
+#[derive(Default)]
+pub(crate) struct TxQueue {
+    pub(crate) stats: TxStats,
+    /// Descriptors in use: frames posted and not yet reaped (at most `tx_ring`
+    /// while the ring size stays).
+    pub(super) in_flight: AtomicU32,
+    /// Completions the wire posted that the channel's NAPI has not reaped.
+    pub(super) completed: AtomicU32,
+}
+
+/// Smallest MTU (IPv4's minimum).
+pub(crate) const MIN_MTU: u32 = 68;
+/// Largest MTU (jumbo frames).
+pub(crate) const MAX_MTU: u32 = 9216;
+
+/// How many queues each device of a pair has and uses, and how its RSS-context
+/// rules pick a queue.
+#[derive(Clone, Copy)]
+pub(crate) struct PairShape {
+    /// Queues in use at creation (`ethtool -l`'s current combined count).
+    pub(crate) queues: u32,
+    /// Queues each device has (`ethtool -l`'s maximum): at least `queues`.
+    pub(crate) max_queues: u32,
+    /// Whether rules naming an RSS context add their queue to the table's
+    /// entry (`context C action N`), as sfc does; bnxt, mlx5, gve and fbnic
+    /// refuse such rules.
+    pub(crate) rss_queue_offset: bool,
+    /// The NIC both devices behave like at creation.
+    pub(crate) personality: Personality,
+}
+
+/// The settings of device `name` with `tx_queues` and `rx_queues` queues,
+/// shaped `shape`: any devmemnic device's, paired or stacked.
+pub(crate) fn device_config<'a>(
+    name: &'a CStr,
+    tx_queues: u32,
+    rx_queues: u32,
+    shape: &PairShape,
+) -> NetDevConfig<'a> {
+    NetDevConfig {
+        name,
+        tx_queues,
+        rx_queues,
+        active_queues: shape.queues,
+        min_mtu: MIN_MTU,
+        max_mtu: MAX_MTU,
+        features: default_features(),
+        // Off at creation, as mlx5 ships it: coalescing changes what every
+        // receiver sees, so users ask for it.
+        offered_features: feature_gro_hw(),
+        devmem_tx: true,
+        rss_rxnfc_adds: shape.rss_queue_offset,
+    }
+}
+
+/// The queues and state of device `name` (its interrupt lines are named
+/// after it), shaped `shape`.
+pub(crate) fn new_side(
+    parent: PlatformDevice,
+    name: &CStr,
+    shape: &PairShape,
+) -> Result<impl PinInit<Side, Error>> {
+    let max = shape.max_queues;
+    let personality = shape.personality;
+    let profile = personality.profile();
+    let irqs = IrqDomain::new(name, max)?;
+    let mut rxqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
+    let mut txqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
+    for i in 0..max {
+        let q = KBox::pin_init(
+            RxQueue::new(i, profile.ring_default, profile.hds_thresh_default())?,
+            GFP_KERNEL,
+        )?;
+        let irq_name = CString::try_from_fmt(format_args!(
+            "{}-rx-{i}",
+            name.to_str().map_err(|_| EINVAL)?
+        ))?;
+        IrqLine::request(q.as_ref(), &irqs, i, &irq_name)?;
+        rxqs.push(q, GFP_KERNEL)?;
+        txqs.push(TxQueue::default(), GFP_KERNEL)?;
+    }
+    let mut steering = box_copy(&Steering::EMPTY, GFP_KERNEL)?;
+    let queues = shape.queues;
+    steering.reset(DEFAULT_RSS_KEY, queues);
+    Ok(try_pin_init!(Side {
+        reaper <- DelayedCall::new(),
+        rxqs,
+        _irqs: irqs,
+        txqs,
+        steering <- RcuBox::new(steering),
+        xdp: XdpSlot::new(),
+        personality: AtomicU8::new(personality.index() as u8),
+        header_split: AtomicBool::new(profile.split_default),
+        combined: AtomicU32::new(queues),
+        tx_ring: AtomicU32::new(profile.ring_default),
+        graveyard <- kernel::new_mutex!(KVec::new()),
+        parent,
+    }? Error))
+}
+
+/// The shape of a device `ip link add` makes: the module's queue count
+/// (within the `queues` the core allocated), personality and RSS rule style.
+pub(crate) fn link_shape(queues: u32) -> PairShape {
+    PairShape {
+        queues: params::queues().clamp(1, queues),
+        max_queues: queues,
+        rss_queue_offset: params::rss_queue_offset(),
+        personality: Personality::from_name(params::personality()).unwrap_or(Personality::Strict),
+    }
+}
+
+/// The settings of a device `ip link add` makes, shaped `shape`.
+pub(crate) fn link_config<'a>(new: &'a NewLink<'a>, shape: &PairShape) -> NetDevConfig<'a> {
+    let (tx_queues, rx_queues) = new.queue_counts();
+    device_config(new.name(), tx_queues, rx_queues, shape)
+}
+
+/// Bytes of a frame the transmit side reads to steer it.
+const STEER_PEEK: usize = 128;
+
+/// Where the peer's steering puts `skb` (an RX queue of `target`, the peer
+/// side, `active` queues in use) and the hash it reports.
+pub(super) fn steer<'a>(
+    dev: &NetDev,
+    peer: &NetDev,
+    target: &'a Side,
+    skb: &SkBuff,
+    active: u32,
+) -> Option<(&'a RxQueue, u32, bool)> {
+    let mut peek = [0u8; STEER_PEEK];
+    let n = skb.len().min(STEER_PEEK);
+    let key = match skb.read_as_device(Some(dev), 0, &mut peek[..n]) {
+        Ok(()) => parse_prefix(&peek[..n], skb.len()).key,
+        Err(_) => None,
+    };
+    let ntuple = peer.ntuple_enabled();
+    let decision = target
+        .steering
+        .read(|s| s.decide(key.as_ref(), ntuple, active));
+    let q = target.rxqs.get(decision.queue as usize)?;
+    Some((q, decision.hash, decision.l4))
+}
+
+/// Produces `skb` onto the ring of RX queue `q` and raises the queue's
+/// interrupt, as a NIC's DMA engine writes a descriptor and signals it;
+/// hands the frame back when the ring is full.
+pub(super) fn enqueue(q: &RxQueue, skb: SkBuff) -> core::result::Result<(), SkBuff> {
+    q.ring.produce(skb, q.ring.size())?;
+    q.irq.trigger();
+    Ok(())
 }
 
 /// A 64-bit counter.

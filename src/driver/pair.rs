@@ -4,127 +4,22 @@
 //!
 //! A frame sent on one side (`tx.rs`) is steered to an RX queue of the other
 //! side, queued on that queue's ring, and received in that queue's NAPI poll
-//! (`rx.rs`), which "DMA"s it into page-pool buffers. This file creates a
+//! (`rx/`), which "DMA"s it into page-pool buffers. This file creates a
 //! pair and tears it down; its state is in `nic.rs`.
 
 use super::{
     device::VTABLES,
-    nic::{Nic, NicPriv, PairState, Side},
-    rx::RxQueue,
-    stacked::{link_config, link_shape},
-    tx::TxQueue,
+    nic::{device_config, link_config, link_shape, new_side, Nic, NicPriv, PairShape, PairState},
 };
 use crate::abstractions::{
-    boxed::box_copy,
     debugfs::DebugfsRoot,
-    delayed_call::DelayedCall,
     ethtool::Extack,
-    irq::{IrqDomain, IrqLine},
     link::{NewLink, NewLinkSetup, PeerSetup},
-    netdev::{default_features, feature_gro_hw, NetDev, NetDevAlloc, NetDevConfig, NetDevPair},
+    netdev::{NetDev, NetDevAlloc, NetDevPair},
     page_pool::wait_for_provider_release,
     platform::{PlatformDevice, PLATFORM_DEVID_AUTO},
-    rcu::RcuBox,
-    xdp::XdpSlot,
 };
-use crate::logic::{personality::Personality, steering::Steering, toeplitz::DEFAULT_RSS_KEY};
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8};
-use kernel::{
-    c_str,
-    prelude::*,
-    str::{CStr, CString},
-    sync::Arc,
-};
-
-/// Smallest MTU (IPv4's minimum).
-pub(crate) const MIN_MTU: u32 = 68;
-/// Largest MTU (jumbo frames).
-pub(crate) const MAX_MTU: u32 = 9216;
-
-/// How many queues each device of a pair has and uses, and how its RSS-context
-/// rules pick a queue.
-#[derive(Clone, Copy)]
-pub(crate) struct PairShape {
-    /// Queues in use at creation (`ethtool -l`'s current combined count).
-    pub(crate) queues: u32,
-    /// Queues each device has (`ethtool -l`'s maximum): at least `queues`.
-    pub(crate) max_queues: u32,
-    /// Whether rules naming an RSS context add their queue to the table's
-    /// entry (`context C action N`), as sfc does; bnxt, mlx5, gve and fbnic
-    /// refuse such rules.
-    pub(crate) rss_queue_offset: bool,
-    /// The NIC both devices behave like at creation.
-    pub(crate) personality: Personality,
-}
-
-/// The settings of device `name` with `tx_queues` and `rx_queues` queues,
-/// shaped `shape`: any devmemnic device's, paired or stacked.
-pub(crate) fn device_config<'a>(
-    name: &'a CStr,
-    tx_queues: u32,
-    rx_queues: u32,
-    shape: &PairShape,
-) -> NetDevConfig<'a> {
-    NetDevConfig {
-        name,
-        tx_queues,
-        rx_queues,
-        active_queues: shape.queues,
-        min_mtu: MIN_MTU,
-        max_mtu: MAX_MTU,
-        features: default_features(),
-        // Off at creation, as mlx5 ships it: coalescing changes what every
-        // receiver sees, so users ask for it.
-        offered_features: feature_gro_hw(),
-        devmem_tx: true,
-        rss_rxnfc_adds: shape.rss_queue_offset,
-    }
-}
-
-/// The queues and state of device `name` (its interrupt lines are named
-/// after it), shaped `shape`.
-pub(crate) fn new_side(
-    parent: PlatformDevice,
-    name: &CStr,
-    shape: &PairShape,
-) -> Result<impl PinInit<Side, Error>> {
-    let max = shape.max_queues;
-    let personality = shape.personality;
-    let profile = personality.profile();
-    let irqs = IrqDomain::new(name, max)?;
-    let mut rxqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
-    let mut txqs = KVec::with_capacity(max as usize, GFP_KERNEL)?;
-    for i in 0..max {
-        let q = KBox::pin_init(
-            RxQueue::new(i, profile.ring_default, profile.hds_thresh_default())?,
-            GFP_KERNEL,
-        )?;
-        let irq_name = CString::try_from_fmt(format_args!(
-            "{}-rx-{i}",
-            name.to_str().map_err(|_| EINVAL)?
-        ))?;
-        IrqLine::request(q.as_ref(), &irqs, i, &irq_name)?;
-        rxqs.push(q, GFP_KERNEL)?;
-        txqs.push(TxQueue::default(), GFP_KERNEL)?;
-    }
-    let mut steering = box_copy(&Steering::EMPTY, GFP_KERNEL)?;
-    let queues = shape.queues;
-    steering.reset(DEFAULT_RSS_KEY, queues);
-    Ok(try_pin_init!(Side {
-        reaper <- DelayedCall::new(),
-        rxqs,
-        _irqs: irqs,
-        txqs,
-        steering <- RcuBox::new(steering),
-        xdp: XdpSlot::new(),
-        personality: AtomicU8::new(personality.index() as u8),
-        header_split: AtomicBool::new(profile.split_default),
-        combined: AtomicU32::new(queues),
-        tx_ring: AtomicU32::new(profile.ring_default),
-        graveyard <- kernel::new_mutex!(KVec::new()),
-        parent,
-    }? Error))
-}
+use kernel::{c_str, prelude::*, str::CString, sync::Arc};
 
 /// A registered pair of devices, unregistered on drop.
 pub(crate) struct Pair {
@@ -206,7 +101,7 @@ impl Pair {
 /// Sets up a pair `ip link add NAME type devmemnic` makes: NAME and its
 /// peer (named as the request asks, else by the core from `dmnic%d`), each
 /// with its own parent, shaped by the module's parameters
-/// (`stacked::link_shape`).
+/// (`link_shape`).
 pub(crate) fn newlink<'a>(new: &'a NewLink<'a>, _extack: &Extack) -> Result<NewLinkSetup<'a, Nic>> {
     if !new.paired() {
         return Err(EINVAL);

@@ -5,22 +5,115 @@
 //! management API (`netdev_rx_queue_restart()`: memory provider bind/unbind).
 
 use super::{
-    nic::{Nic, NicPriv},
-    personality,
-    rx::{QueueMem, RxQueue},
-    tx,
+    nic::{GroTable, Nic, NicPriv, QueueMem, RxQueue, RxState},
+    personality, tx_completion,
 };
 use crate::abstractions::{
     errno::enetdown,
-    napi::Napi,
+    module_ref::ModuleRef,
+    napi::{Napi, NapiOff},
     netdev::NetDev,
-    page_pool::PagePool,
+    page_pool::{PagePool, PoolConfig},
     params::kernel_version,
     queue_mgmt::{current_config, QueueConfig, QueueMgmt},
+    xdp::XdpRxq,
 };
-use crate::logic::personality::ERANGE;
+use crate::logic::personality::{Profile, ERANGE};
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
+
+/// Pool sizes (recycling ring entries).
+const HEADER_POOL_SIZE: u32 = 1024;
+const PAYLOAD_POOL_SIZE: u32 = 2048;
+
+impl QueueMem {
+    /// Creates the pools of RX queue `q` of `dev` for `cfg`: headers in pages,
+    /// payload in buffers of `cfg.rx_page_size`; with `split`, the payload pool
+    /// accepts a memory provider (what lets a devmem binding or an io_uring
+    /// zcrx area attach). Under the ops locks.
+    pub(crate) fn new(
+        dev: &NetDev,
+        q: &RxQueue,
+        split: bool,
+        profile: &'static Profile,
+        cfg: &QueueConfig,
+    ) -> Result<Self> {
+        let order = cfg.order().ok_or(EINVAL)?;
+        let header = PagePool::new(&PoolConfig {
+            dma_dev: dev.dma_dev(),
+            napi: &q.napi,
+            netdev: dev,
+            queue: q.index,
+            size: HEADER_POOL_SIZE,
+            order: 0,
+            allow_unreadable: false,
+        })?;
+        let payload = PagePool::new(&PoolConfig {
+            dma_dev: dev.dma_dev(),
+            napi: &q.napi,
+            netdev: dev,
+            queue: q.index,
+            size: PAYLOAD_POOL_SIZE,
+            order,
+            allow_unreadable: split,
+        })?;
+        let devmem = payload.has_provider();
+        Ok(Self {
+            xdp_rxq: XdpRxq::new(dev, q.index, &header)?,
+            header,
+            payload,
+            split,
+            devmem,
+            profile,
+            gro: GroTable::new()?,
+        })
+    }
+}
+
+impl RxState {
+    /// Swaps in new memory, handing back the old (see [`RxState::take`]).
+    pub(crate) fn install(&mut self, mem: QueueMem, off: &NapiOff) -> Option<QueueMem> {
+        let old = self.take(off);
+        self.mem = Some(mem);
+        old
+    }
+
+    /// Takes the memory out; its pools leave the NAPI, which may run again on
+    /// other memory before these are freed (see `Side::retire`).
+    /// Aggregates still held are dropped with it (a ring reset drops what a
+    /// NIC holds; counted in `gro_discarded` at the next poll): they must not
+    /// keep payload buffers out of a retired pool.
+    pub(crate) fn take(&mut self, off: &NapiOff) -> Option<QueueMem> {
+        let mut mem = self.mem.take()?;
+        let mut discarded = 0;
+        mem.gro.drain(|h| discarded += u64::from(h.run.count));
+        self.discarded += discarded;
+        mem.header.detach_napi(off);
+        mem.payload.detach_napi(off);
+        Some(mem)
+    }
+
+    /// The memory in use, if any.
+    pub(crate) fn mem(&self) -> Option<&QueueMem> {
+        self.mem.as_ref()
+    }
+}
+
+impl RxQueue {
+    /// Keeps the module loaded exactly while a memory provider sits on this
+    /// queue: a devmem binding's dma-buf attachment points at our parent device
+    /// and outlives the net device. Called wherever the kernel may have changed
+    /// the binding (it always restarts the queue after binding and unbinding).
+    pub(crate) fn refresh_binding(&self, dev: &NetDev) {
+        let bound = dev.rxq_has_provider(self.index);
+        let mut r = self.binding_ref.lock();
+        match (bound, r.is_some()) {
+            (true, false) => *r = Some(ModuleRef::new()),
+            (false, true) => *r = None,
+            _ => {}
+        }
+    }
+}
 
 /// Builds (or rebuilds) the memory of every active RX queue of an up device.
 pub(crate) fn start_all(dev: &NetDev, data: &NicPriv) -> Result {
@@ -55,7 +148,7 @@ pub(crate) fn stop_one(dev: &NetDev, data: &NicPriv, q: &RxQueue) {
         let txq = frame.queue_mapping();
         drop(frame);
         if let Some(sender) = dev.peer() {
-            tx::post_completions(sender, txq, 1);
+            tx_completion::post_completions(sender, txq, 1);
         }
         purged += 1;
     }

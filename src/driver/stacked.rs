@@ -6,7 +6,7 @@
 //! Receive: the lower device's frames for this device's address (and a copy
 //! of each broadcast and multicast one) are steered to an RX queue's ring
 //! as a pair's frames are, and that queue's NAPI receives them the same way
-//! (`rx.rs`: header split, page pools, dma-bufs, XDP). Transmit: frames go
+//! (`rx/`: header split, page pools, dma-bufs, XDP). Transmit: frames go
 //! out of the lower device as ordinary frames, a devmem TX frame's payload
 //! read from its dma-buf into host pages first (the lower NIC cannot read
 //! device memory); the core segments and checksums them for the lower
@@ -17,71 +17,21 @@
 //! carrier, bindings kept) and takes the next device registered under the
 //! same name in the netns.
 
-use super::{
-    nic::{Nic, NicPriv, Side},
-    pair::{device_config, new_side, PairShape, MAX_MTU, MIN_MTU},
-    tx::steer,
+use super::nic::{
+    enqueue, link_config, link_shape, new_side, steer, Nic, NicPriv, Stacked, MAX_MTU, MIN_MTU,
 };
 use crate::abstractions::{
     ethtool::Extack,
     link::{
-        for_each_device, IfName, LowerDev, LowerEvent, LowerLink, NewLink, NewLinkSetup, Rtnl,
-        XmitError,
+        for_each_device, LowerDev, LowerEvent, LowerLink, NewLink, NewLinkSetup, Rtnl, XmitError,
     },
-    netdev::{NetDev, NetDevConfig},
+    netdev::NetDev,
     netdev_ops::TxOutcome,
-    page_pool::wait_for_provider_release,
-    params,
     platform::{PlatformDevice, PLATFORM_DEVID_AUTO},
     skb::SkBuff,
 };
-use crate::logic::personality::Personality;
 use core::sync::atomic::{AtomicBool, Ordering};
-use kernel::{
-    c_str,
-    prelude::*,
-    sync::{Arc, Mutex},
-};
-
-/// A stacked device's state: its queues and the lower device.
-#[pin_data(PinnedDrop)]
-pub(crate) struct Stacked {
-    #[pin]
-    pub(crate) side: Side,
-    lower: LowerLink,
-    /// The lower device's name, to take it again when a device of that name
-    /// comes back.
-    #[pin]
-    lower_name: Mutex<IfName>,
-    /// Whether the device got registered: only then can its queues have
-    /// held memory to wait for. (A device that never was goes under rtnl,
-    /// where flushing the system workqueue could wait for rtnl.)
-    registered: AtomicBool,
-}
-
-#[pinned_drop]
-impl PinnedDrop for Stacked {
-    fn drop(self: Pin<&mut Self>) {
-        // The device is unregistered (its queues stopped, memory retired):
-        // as a pair's teardown does, let devmem buffers still out return
-        // while the parent lives.
-        if self.registered.load(Ordering::Relaxed) {
-            self.side.wait_for_buffers();
-            wait_for_provider_release();
-        }
-    }
-}
-
-/// The shape of a device `ip link add` makes: the module's queue count
-/// (within the `queues` the core allocated), personality and RSS rule style.
-pub(crate) fn link_shape(queues: u32) -> PairShape {
-    PairShape {
-        queues: params::queues().clamp(1, queues),
-        max_queues: queues,
-        rss_queue_offset: params::rss_queue_offset(),
-        personality: Personality::from_name(params::personality()).unwrap_or(Personality::Strict),
-    }
-}
+use kernel::{c_str, prelude::*, sync::Arc};
 
 /// Sets up a device stacked on `lower` (`ip link add NAME link LOWER type
 /// devmemnic`).
@@ -239,12 +189,6 @@ pub(crate) fn iflink(dev: &NetDev, st: &Stacked) -> i32 {
         .unwrap_or_else(|| dev.ifindex())
 }
 
-/// The settings of a device `ip link add` makes, shaped `shape`.
-pub(crate) fn link_config<'a>(new: &'a NewLink<'a>, shape: &PairShape) -> NetDevConfig<'a> {
-    let (tx_queues, rx_queues) = new.queue_counts();
-    device_config(new.name(), tx_queues, rx_queues, shape)
-}
-
 /// A frame from the lower device: onto the ring of the RX queue this
 /// device's steering picks (ntuple rule, else RSS), or dropped and counted
 /// when that ring is full, as a NIC drops what its RX ring cannot hold.
@@ -279,12 +223,9 @@ fn receive_one(dev: &NetDev, st: &Stacked, mut skb: SkBuff) {
     if hash != 0 {
         skb.set_hash(hash, l4);
     }
-    match q.ring.produce(skb, q.ring.size()) {
-        Ok(()) => q.irq.trigger(),
-        Err(skb) => {
-            drop(skb);
-            q.stats.drops.add_shared(1);
-        }
+    if let Err(skb) = enqueue(q, skb) {
+        drop(skb);
+        q.stats.drops.add_shared(1);
     }
 }
 
@@ -315,10 +256,4 @@ pub(crate) fn transmit(dev: &NetDev, st: &Stacked, skb: SkBuff) -> TxOutcome {
         Err(_) => tq.stats.dropped.add(1),
     }
     TxOutcome::Done
-}
-
-/// XDP_TX and redirected frames of a stacked device: out of the lower
-/// device; whether it took the frame.
-pub(crate) fn xdp_transmit(st: &Stacked, skb: SkBuff) -> bool {
-    st.lower.xmit(skb).is_ok()
 }

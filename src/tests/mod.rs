@@ -11,7 +11,8 @@ mod tx;
 mod xdp;
 
 use crate::abstractions::kunit::Test;
-use crate::driver::pair::{Pair, PairShape};
+use crate::driver::nic::PairShape;
+use crate::driver::pair::Pair;
 
 /// Pair number `n` of the suites (`dmnic<2n>`/`dmnic<2n+1>`, out of the
 /// way of the module's), `queues` of `max_queues` in use; a failure fails

@@ -14,7 +14,7 @@ use crate::abstractions::skb::{build_size, rx_headroom, SkBuff};
 use crate::abstractions::xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame};
 use crate::driver::nic::Nic;
 use crate::driver::nic::NicPriv;
-use crate::driver::rx::QueueMem;
+use crate::driver::nic::QueueMem;
 use crate::driver::xdp::single_buffer_max_mtu;
 
 const PAGE_CFG: QueueConfig = QueueConfig::page_sized();

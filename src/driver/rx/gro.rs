@@ -6,7 +6,7 @@
 //! Which segments merge is pure logic (`logic::gro`, the kernel's GRO rules);
 //! here those rules meet skbs. An aggregate is the skb of its first frame,
 //! held in a slot found by the flow's hash; a merging frame's payload is
-//! "DMA"ed into payload buffers appended as frags (`rx.rs`). In host memory
+//! "DMA"ed into payload buffers appended as frags (`mod.rs`). In host memory
 //! a small payload, the first frame's too, takes a fragment of a shared
 //! page instead. An aggregate goes
 //! up when a segment ends it (short, or PSH, FIN, SYN, RST, URG), when a
@@ -16,8 +16,16 @@
 //! TCG a sender's frames come tens of microseconds apart, so the timer is
 //! milliseconds where hardware's is microseconds.
 
-use crate::abstractions::skb::SkBuff;
-use crate::logic::gro::{same_flow, AgeLink, AgeOrder, Run, Segment};
+use super::{packs, RxError, Wire, MAX_FRAGS};
+use crate::abstractions::{
+    delay::monotonic_ns,
+    delayed_call::{DelayedCall, DelayedCallback},
+    napi::NapiCtx,
+    skb::GroLayout,
+};
+use crate::driver::nic::{GroTable, Held, QueueMem, RxQueue, Slot};
+use crate::logic::gro::{same_flow, AgeLink, AgeOrder, Segment};
+use crate::logic::personality::{FrameShape, Placement};
 use kernel::prelude::*;
 
 /// Aggregates a queue can hold at once (upstream's `gro_hw.py` holds 512
@@ -30,45 +38,6 @@ pub(crate) const GRO_IDLE_FLUSH_MS: u32 = 20;
 const GRO_IDLE_FLUSH_NS: u64 = GRO_IDLE_FLUSH_MS as u64 * 1_000_000;
 /// Age at which aggregates go up even while frames keep arriving.
 pub(crate) const GRO_MAX_AGE_NS: u64 = 1_000_000_000;
-
-/// A held aggregate.
-pub(crate) struct Held {
-    /// The first frame's skb, payload of merged frames appended.
-    pub(crate) skb: SkBuff,
-    /// What merging tracks (first segment, count, next sequence number).
-    pub(crate) run: Run,
-    /// The receive hash to report, and whether it is L4.
-    pub(crate) hash: u32,
-    pub(crate) l4: bool,
-    /// The first frame's payload went to the payload pool (header split).
-    pub(crate) split: bool,
-    /// Bytes of the frames merged, as they were on the wire.
-    pub(crate) wire_bytes: u64,
-    /// When it started: set by [`GroTable::hold`].
-    pub(crate) started_ns: u64,
-}
-
-/// Where a segment's flow stands in the table.
-pub(crate) enum Slot {
-    /// An aggregate of the flow is held here.
-    Held(usize),
-    /// The flow may start one here.
-    Free(usize),
-    /// Every slot the flow may take is busy with other flows.
-    Full,
-}
-
-/// A queue's aggregation slots.
-pub(crate) struct GroTable {
-    slots: KVVec<Option<Held>>,
-    /// Each slot's place in `order`.
-    ages: KVVec<AgeLink>,
-    /// The held aggregates' slots, oldest first.
-    order: AgeOrder,
-    held: usize,
-    /// When the queue last took a frame.
-    last_rx_ns: u64,
-}
 
 impl GroTable {
     /// An empty table.
@@ -179,6 +148,143 @@ impl GroTable {
                 }
             }
             self.held = 0;
+        }
+    }
+}
+
+impl DelayedCallback for RxQueue {
+    fn run(&self) {
+        // As a NIC's aggregation timer raises the queue's vector.
+        self.kick();
+    }
+}
+
+impl RxQueue {
+    /// Merges a frame of the flow held in slot `i` if the rules and its
+    /// buffers allow: `Some(complete)` if it joined (its payload appended),
+    /// `None` if it cannot.
+    pub(super) fn merge(
+        &self,
+        ctx: &NapiCtx<'_>,
+        mem: &mut QueueMem,
+        i: usize,
+        wire: &Wire<'_>,
+        peek: &[u8],
+        seg: &Segment,
+    ) -> Result<Option<bool>, RxError> {
+        let thresh = self.hds_thresh();
+        let QueueMem {
+            payload,
+            devmem,
+            profile,
+            split,
+            gro,
+            ..
+        } = mem;
+        let Some(h) = gro.get_mut(i) else {
+            return Ok(None);
+        };
+        let Some(fixed_id) = h.run.accepts(h.skb.head(), peek, seg) else {
+            return Ok(None);
+        };
+        let payload_len = seg.payload_len as usize;
+        // Device memory takes only payload that header split would put there,
+        // after the headers, after a first frame whose payload went there too
+        // (an skb's frags are all readable or none).
+        if *devmem {
+            let shape = FrameShape {
+                len: wire.frame.len(),
+                segments: 1,
+                tcp: Some((seg.header_len(), payload_len)),
+            };
+            let room = MAX_FRAGS * payload.buf_size();
+            let whole = profile.placement(&shape, *split, thresh, room, true)
+                == Placement::Split {
+                    head: seg.header_len(),
+                };
+            if !h.split || !whole {
+                return Ok(None);
+            }
+        }
+        if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
+            return Ok(None);
+        }
+        let append = if packs(*devmem, payload_len) {
+            Self::packed_frag_from
+        } else {
+            Self::frags_from
+        };
+        append(
+            self,
+            ctx,
+            payload,
+            wire,
+            &mut h.skb,
+            seg.header_len(),
+            payload_len,
+        )?;
+        h.wire_bytes += wire.frame.len() as u64;
+        self.stats.gro_merged.add(1);
+        Ok(Some(h.run.merge(seg, fixed_id)))
+    }
+
+    /// Hands a held aggregate to the stack: headers rewritten for the whole
+    /// and marked as coalesced when more than one frame joined.
+    pub(super) fn deliver_held(&self, ctx: &NapiCtx<'_>, mut h: Held) {
+        let run = h.run;
+        if run.count > 1 {
+            let first = &run.first;
+            let inner = first.inner();
+            let layout = GroLayout {
+                outer_off: (first.layers > 1).then_some(first.ip[0].off),
+                outer_v6: first.ip[0].v6,
+                inner_off: inner.off,
+                inner_v6: inner.v6,
+                tcp_off: first.tcp_off,
+                fixed_id: run.fixed_id & (1 << (first.layers - 1)) != 0,
+            };
+            let rewritten = match h.skb.head_mut() {
+                Some(head) if head.len() >= first.header_len() => {
+                    run.finish_headers(&mut head[..first.header_len()]);
+                    true
+                }
+                _ => false,
+            };
+            let mss = u16::try_from(run.mss).unwrap_or(0);
+            if !rewritten || mss == 0 || h.skb.complete_gro(&layout, mss, run.count).is_err() {
+                // Cannot happen for what `hold` accepted; never deliver a lie.
+                self.stats.gro_discarded.add(u64::from(run.count));
+                return;
+            }
+            self.stats.gro_packets.add(1);
+            self.stats.gro_bytes.add(h.skb.len() as u64);
+            self.stats.gro_wire_packets.add(u64::from(run.count));
+            self.stats.gro_wire_bytes.add(h.wire_bytes);
+        }
+        self.deliver(ctx, h.skb, h.hash, h.l4);
+    }
+
+    /// End of a poll: aggregates go up when due (or all of them when
+    /// coalescing was turned off); any left get the timer.
+    pub(super) fn age_aggregates(
+        &self,
+        ctx: &NapiCtx<'_>,
+        mem: &mut QueueMem,
+        gro: bool,
+        took: bool,
+    ) {
+        if mem.gro.held() == 0 {
+            return;
+        }
+        let now = monotonic_ns();
+        if took {
+            mem.gro.saw_frames(now);
+        }
+        if !gro || mem.gro.due(now) {
+            mem.gro.drain(|h| self.deliver_held(ctx, h));
+        }
+        if mem.gro.held() > 0 {
+            DelayedCall::schedule(self, GRO_IDLE_FLUSH_MS);
         }
     }
 }

@@ -9,29 +9,26 @@
 //! devmem is bound), attached as frags. Everything else goes whole into host
 //! memory (the linear fallback). Each payload byte is copied once: the NIC's DMA.
 
-use super::rx_gro::{GroTable, Held, Slot, GRO_IDLE_FLUSH_MS};
 use super::{
-    nic::{Nic, RxStats},
-    tx,
+    nic::{Held, Nic, QueueMem, RxQueue, RxState, Slot},
+    tx_completion,
 };
 use crate::abstractions::{
     delay::monotonic_ns,
-    delayed_call::{DelayedCall, DelayedCallback},
-    irq::{IrqHandler, IrqLine},
-    module_ref::ModuleRef,
-    napi::{Napi, NapiCtx, NapiOff, NapiPoll},
+    napi::{NapiCtx, NapiPoll},
     netdev::NetDev,
-    page_pool::{PagePool, PoolConfig},
-    queue_mgmt::QueueConfig,
-    ring::SkbRing,
-    skb::{build_size, rx_headroom, FrameReader, GroLayout, SkBuff},
-    xdp::{flush_redirects, XdpProgRef, XdpRxq},
+    page_pool::PagePool,
+    skb::{build_size, rx_headroom, FrameReader, SkBuff},
+    xdp::{flush_redirects, XdpProgRef},
 };
 use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
 use crate::logic::parse::parse_prefix;
-use crate::logic::personality::{FrameShape, Placement, Profile};
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use kernel::{prelude::*, sync::Mutex};
+use crate::logic::personality::{FrameShape, Placement};
+use core::sync::atomic::Ordering;
+use kernel::prelude::*;
+
+mod gro;
+mod xdp;
 
 /// Largest payload a segment of an aggregate (the first included) packs
 /// into a shared host page instead of a buffer of its own, and the stride
@@ -56,257 +53,12 @@ struct Seen {
     starts_run: bool,
 }
 
-/// One RX queue: the ring the peer fills and the NAPI that empties it.
-#[pin_data]
-pub(crate) struct RxQueue {
-    /// Polls the queue when its held aggregates may be due (`rx-gro-hw`).
-    /// Declared before the fields its call uses (`napi`, `irq`); its drop
-    /// disables it, so the poll, which re-arms it, cannot once it is gone.
-    #[pin]
-    gro_timer: DelayedCall,
-    /// Declared before the fields the poll uses: its drop stops a NAPI still
-    /// polling (a bug it warns about: queues are deactivated first).
-    #[pin]
-    pub(crate) napi: Napi<RxState>,
-    /// The queue's interrupt: raised by the sender when a frame lands on an
-    /// idle ring, masked until the poll that follows completes. Raised only
-    /// while the queue is active (a running device's sender, the queue's own
-    /// poll), so never while the queue is being dropped.
-    pub(crate) irq: IrqLine,
-    pub(crate) ring: SkbRing,
-    pub(crate) stats: RxStats,
-    pub(crate) index: u32,
-    /// A peer TX queue stopped on this full ring since the last poll that
-    /// took frames: that poll wakes the peer's stopped queues (set after the
-    /// stop, so a poll that misses it leaves the sender's own recheck to wake).
-    pub(crate) sender_stopped: AtomicBool,
-    /// TX completions were posted for this channel's TX queues since its poll
-    /// last reaped them (see `tx.rs`).
-    pub(crate) tx_done: AtomicBool,
-    /// Header-split threshold: TCP frames with at most this much payload per
-    /// segment are received whole (`ethtool -G hds-thresh`).
-    hds_thresh: AtomicU32,
-    /// Held while the kernel has a memory provider on this queue.
-    #[pin]
-    binding_ref: Mutex<Option<ModuleRef>>,
-}
-
-crate::impl_has_napi!(RxQueue, napi);
-crate::impl_has_irq_line!(RxQueue, irq);
-crate::impl_has_delayed_call!(RxQueue, gro_timer);
-
-impl DelayedCallback for RxQueue {
-    fn run(&self) {
-        // As a NIC's aggregation timer raises the queue's vector.
-        self.kick();
-    }
-}
-
-impl IrqHandler for RxQueue {
-    fn handle_irq(&self) {
-        // NAPI scheduled: its completion unmasks. Not scheduled (the queue is
-        // stopped, or the core holds NAPI disabled for a moment): unmask now, or
-        // frames arriving after the queue restarts would never raise the line.
-        if !self.napi.schedule() {
-            self.irq.unmask();
-        }
-    }
-}
-
-impl RxQueue {
-    /// RX queue `index` with a ring of `ring` entries and header-split
-    /// threshold `hds_thresh`.
-    pub(crate) fn new(index: u32, ring: u32, hds_thresh: u32) -> Result<impl PinInit<Self, Error>> {
-        let ring = SkbRing::new(ring)?;
-        Ok(try_pin_init!(Self {
-            gro_timer <- DelayedCall::new(),
-            napi <- Napi::new(RxState::new()),
-            irq: IrqLine::new(),
-            ring,
-            stats: RxStats::default(),
-            index,
-            sender_stopped: AtomicBool::new(false),
-            tx_done: AtomicBool::new(false),
-            hds_thresh: AtomicU32::new(hds_thresh),
-            binding_ref <- kernel::new_mutex!(None),
-        }? Error))
-    }
-
-    /// Polls the queue once, on the CPU of its interrupt, as a NIC raises a
-    /// queue's vector when it is (re)enabled: the poll takes what is on the
-    /// ring and unmasks the line (a raise while the queue was stopped left it
-    /// masked).
-    pub(crate) fn kick(&self) {
-        self.irq.unmask();
-        self.irq.trigger();
-    }
-
-    /// The header-split threshold.
-    pub(crate) fn hds_thresh(&self) -> u32 {
-        self.hds_thresh.load(Ordering::Relaxed)
-    }
-
-    /// Sets the header-split threshold (from the next frame on).
-    pub(crate) fn set_hds_thresh(&self, t: u32) {
-        self.hds_thresh.store(t, Ordering::Relaxed)
-    }
-
-    /// Keeps the module loaded exactly while a memory provider sits on this
-    /// queue: a devmem binding's dma-buf attachment points at our parent device
-    /// and outlives the net device. Called wherever the kernel may have changed
-    /// the binding (it always restarts the queue after binding and unbinding).
-    pub(crate) fn refresh_binding(&self, dev: &NetDev) {
-        let bound = dev.rxq_has_provider(self.index);
-        let mut r = self.binding_ref.lock();
-        match (bound, r.is_some()) {
-            (true, false) => *r = Some(ModuleRef::new()),
-            (false, true) => *r = None,
-            _ => {}
-        }
-    }
-}
-
 /// Most header bytes the split path puts in the skb head.
 pub(crate) const MAX_HEADER: usize = 512;
 /// Head size of a linear-fallback frame too big for one buffer.
 const LINEAR_HEAD: usize = 256;
-/// Pool sizes (recycling ring entries).
-const HEADER_POOL_SIZE: u32 = 1024;
-const PAYLOAD_POOL_SIZE: u32 = 2048;
 /// Most frags an skb gets from us.
 const MAX_FRAGS: usize = 16;
-
-/// A queue's buffers: header/linear pool (host memory) and payload pool, and
-/// the aggregates built on them.
-pub(crate) struct QueueMem {
-    /// Registered with `header` as its memory model: dropped first.
-    pub(super) xdp_rxq: XdpRxq,
-    pub(super) header: PagePool,
-    payload: PagePool,
-    split: bool,
-    /// The kernel attached a memory provider (devmem) to the payload pool.
-    devmem: bool,
-    /// Where frames go: the device's personality when this memory was built
-    /// (it changes only while the device is down, without queue memory).
-    profile: &'static Profile,
-    gro: GroTable,
-}
-
-impl QueueMem {
-    /// Creates the pools of RX queue `q` of `dev` for `cfg`: headers in pages,
-    /// payload in buffers of `cfg.rx_page_size`; with `split`, the payload pool
-    /// accepts a memory provider (what lets a devmem binding or an io_uring
-    /// zcrx area attach). Under the ops locks.
-    pub(crate) fn new(
-        dev: &NetDev,
-        q: &RxQueue,
-        split: bool,
-        profile: &'static Profile,
-        cfg: &QueueConfig,
-    ) -> Result<Self> {
-        let order = cfg.order().ok_or(EINVAL)?;
-        let header = PagePool::new(&PoolConfig {
-            dma_dev: dev.dma_dev(),
-            napi: &q.napi,
-            netdev: dev,
-            queue: q.index,
-            size: HEADER_POOL_SIZE,
-            order: 0,
-            allow_unreadable: false,
-        })?;
-        let payload = PagePool::new(&PoolConfig {
-            dma_dev: dev.dma_dev(),
-            napi: &q.napi,
-            netdev: dev,
-            queue: q.index,
-            size: PAYLOAD_POOL_SIZE,
-            order,
-            allow_unreadable: split,
-        })?;
-        let devmem = payload.has_provider();
-        Ok(Self {
-            xdp_rxq: XdpRxq::new(dev, q.index, &header)?,
-            header,
-            payload,
-            split,
-            devmem,
-            profile,
-            gro: GroTable::new()?,
-        })
-    }
-
-    /// Whether the payload pool got a memory provider (devmem) from the kernel.
-    pub(crate) fn is_devmem(&self) -> bool {
-        self.devmem
-    }
-
-    /// The header (host) pool and the payload pool.
-    pub(crate) fn pools(&self) -> (&PagePool, &PagePool) {
-        (&self.header, &self.payload)
-    }
-
-    /// Payload buffers still out (in skbs, sockets, or userspace as tokens).
-    pub(crate) fn outstanding(&self) -> isize {
-        self.payload.outstanding()
-    }
-
-    /// Logs the payload pool's accounting (debug).
-    pub(crate) fn debug(&self) {
-        self.payload.debug()
-    }
-
-    /// Whether this memory splits TCP headers from payload.
-    pub(crate) fn splits(&self) -> bool {
-        self.split
-    }
-}
-
-/// What a queue's poll owns.
-pub(crate) struct RxState {
-    mem: Option<QueueMem>,
-    /// An XDP program redirected a frame in this poll (to flush before it ends).
-    xdp_redirected: bool,
-    /// Frames of aggregates dropped when their memory left the queue, not
-    /// yet counted.
-    discarded: u64,
-}
-
-impl RxState {
-    pub(crate) fn new() -> Self {
-        Self {
-            mem: None,
-            xdp_redirected: false,
-            discarded: 0,
-        }
-    }
-
-    /// Swaps in new memory, handing back the old (see [`RxState::take`]).
-    pub(crate) fn install(&mut self, mem: QueueMem, off: &NapiOff) -> Option<QueueMem> {
-        let old = self.take(off);
-        self.mem = Some(mem);
-        old
-    }
-
-    /// Takes the memory out; its pools leave the NAPI, which may run again on
-    /// other memory before these are freed (see `Side::retire`).
-    /// Aggregates still held are dropped with it (a ring reset drops what a
-    /// NIC holds; counted in `gro_discarded` at the next poll): they must not
-    /// keep payload buffers out of a retired pool.
-    pub(crate) fn take(&mut self, off: &NapiOff) -> Option<QueueMem> {
-        let mut mem = self.mem.take()?;
-        let mut discarded = 0;
-        mem.gro.drain(|h| discarded += u64::from(h.run.count));
-        self.discarded += discarded;
-        mem.header.detach_napi(off);
-        mem.payload.detach_napi(off);
-        Some(mem)
-    }
-
-    /// The memory in use, if any.
-    pub(crate) fn mem(&self) -> Option<&QueueMem> {
-        self.mem.as_ref()
-    }
-}
 
 /// A frame from the ring and the device that sent it, whose TX bindings map
 /// its device-memory frags: what this NIC's DMA engine reads it through
@@ -356,10 +108,9 @@ impl NapiPoll for RxQueue {
         // TX completions first, whatever the budget (netpoll polls with 0 to
         // have them reaped when its frame finds the queue stopped).
         self.tx_done.store(false, Ordering::SeqCst);
-        let reaped = ctx
-            .dev()
-            .data::<Nic>()
-            .map_or(0, |d| tx::reap_completions(ctx.dev(), d.me(), self.index));
+        let reaped = ctx.dev().data::<Nic>().map_or(0, |d| {
+            tx_completion::reap_completions(ctx.dev(), d.me(), self.index)
+        });
         if budget == 0 {
             return 0;
         }
@@ -411,7 +162,7 @@ impl NapiPoll for RxQueue {
         if done > 0 && self.sender_stopped.swap(false, Ordering::SeqCst) {
             // Room in the ring again: restart a sender stopped on back-pressure.
             if let Some((p, side)) = peer.and_then(|p| Some((p, p.data::<Nic>()?.me()))) {
-                tx::wake_with_room(p, side);
+                tx_completion::wake_with_room(p, side);
             }
         }
         // Reaped completions are work done: the core's interrupt moderation
@@ -461,7 +212,7 @@ impl CompletionRun {
     /// Posts the run's completions.
     fn flush(&mut self, sender: Option<&NetDev>) {
         if let (Some(s), n @ 1..) = (sender, core::mem::take(&mut self.frames)) {
-            tx::post_completions(s, self.txq, n);
+            tx_completion::post_completions(s, self.txq, n);
         }
     }
 }
@@ -712,110 +463,6 @@ impl RxQueue {
         csum_fold(sum) == 0xffff
     }
 
-    /// Merges a frame of the flow held in slot `i` if the rules and its
-    /// buffers allow: `Some(complete)` if it joined (its payload appended),
-    /// `None` if it cannot.
-    fn merge(
-        &self,
-        ctx: &NapiCtx<'_>,
-        mem: &mut QueueMem,
-        i: usize,
-        wire: &Wire<'_>,
-        peek: &[u8],
-        seg: &Segment,
-    ) -> Result<Option<bool>, RxError> {
-        let thresh = self.hds_thresh();
-        let QueueMem {
-            payload,
-            devmem,
-            profile,
-            split,
-            gro,
-            ..
-        } = mem;
-        let Some(h) = gro.get_mut(i) else {
-            return Ok(None);
-        };
-        let Some(fixed_id) = h.run.accepts(h.skb.head(), peek, seg) else {
-            return Ok(None);
-        };
-        let payload_len = seg.payload_len as usize;
-        // Device memory takes only payload that header split would put there,
-        // after the headers, after a first frame whose payload went there too
-        // (an skb's frags are all readable or none).
-        if *devmem {
-            let shape = FrameShape {
-                len: wire.frame.len(),
-                segments: 1,
-                tcp: Some((seg.header_len(), payload_len)),
-            };
-            let room = MAX_FRAGS * payload.buf_size();
-            let whole = profile.placement(&shape, *split, thresh, room, true)
-                == Placement::Split {
-                    head: seg.header_len(),
-                };
-            if !h.split || !whole {
-                return Ok(None);
-            }
-        }
-        if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
-            return Ok(None);
-        }
-        let append = if packs(*devmem, payload_len) {
-            Self::packed_frag_from
-        } else {
-            Self::frags_from
-        };
-        append(
-            self,
-            ctx,
-            payload,
-            wire,
-            &mut h.skb,
-            seg.header_len(),
-            payload_len,
-        )?;
-        h.wire_bytes += wire.frame.len() as u64;
-        self.stats.gro_merged.add(1);
-        Ok(Some(h.run.merge(seg, fixed_id)))
-    }
-
-    /// Hands a held aggregate to the stack: headers rewritten for the whole
-    /// and marked as coalesced when more than one frame joined.
-    fn deliver_held(&self, ctx: &NapiCtx<'_>, mut h: Held) {
-        let run = h.run;
-        if run.count > 1 {
-            let first = &run.first;
-            let inner = first.inner();
-            let layout = GroLayout {
-                outer_off: (first.layers > 1).then_some(first.ip[0].off),
-                outer_v6: first.ip[0].v6,
-                inner_off: inner.off,
-                inner_v6: inner.v6,
-                tcp_off: first.tcp_off,
-                fixed_id: run.fixed_id & (1 << (first.layers - 1)) != 0,
-            };
-            let rewritten = match h.skb.head_mut() {
-                Some(head) if head.len() >= first.header_len() => {
-                    run.finish_headers(&mut head[..first.header_len()]);
-                    true
-                }
-                _ => false,
-            };
-            let mss = u16::try_from(run.mss).unwrap_or(0);
-            if !rewritten || mss == 0 || h.skb.complete_gro(&layout, mss, run.count).is_err() {
-                // Cannot happen for what `hold` accepted; never deliver a lie.
-                self.stats.gro_discarded.add(u64::from(run.count));
-                return;
-            }
-            self.stats.gro_packets.add(1);
-            self.stats.gro_bytes.add(h.skb.len() as u64);
-            self.stats.gro_wire_packets.add(u64::from(run.count));
-            self.stats.gro_wire_bytes.add(h.wire_bytes);
-        }
-        self.deliver(ctx, h.skb, h.hash, h.l4);
-    }
-
     /// Hands a built frame to the stack (GRO) with its queue and hash; one
     /// without a whole Ethernet header in its linear part is a counted drop
     /// (the builders never make one; the XDP program may have shrunk it).
@@ -828,24 +475,6 @@ impl RxQueue {
             return;
         }
         ctx.gro_receive(skb);
-    }
-
-    /// End of a poll: aggregates go up when due (or all of them when
-    /// coalescing was turned off); any left get the timer.
-    fn age_aggregates(&self, ctx: &NapiCtx<'_>, mem: &mut QueueMem, gro: bool, took: bool) {
-        if mem.gro.held() == 0 {
-            return;
-        }
-        let now = monotonic_ns();
-        if took {
-            mem.gro.saw_frames(now);
-        }
-        if !gro || mem.gro.due(now) {
-            mem.gro.drain(|h| self.deliver_held(ctx, h));
-        }
-        if mem.gro.held() > 0 {
-            DelayedCall::schedule(self, GRO_IDLE_FLUSH_MS);
-        }
     }
 
     /// Headers into a host fragment (the skb head), payload into payload buffers.

@@ -6,11 +6,14 @@
 //! verdict is carried out: up the stack, back out to the peer, or the pages
 //! straight back to the pool.
 
-use super::rx::{QueueMem, RxError, RxQueue, Wire};
-use super::{nic::Nic, tx};
+use super::{RxError, Wire};
 use crate::abstractions::{
     napi::NapiCtx,
     xdp::{xdp_first_page_capacity, xdp_headroom, xdp_max_frags, XdpFrame, XdpProgRef, XdpVerdict},
+};
+use crate::driver::{
+    nic::{Nic, QueueMem, RxQueue},
+    xdp::xdp_transmit,
 };
 use kernel::page::PAGE_SIZE;
 
@@ -61,7 +64,7 @@ impl RxQueue {
                 let sent = ctx
                     .dev()
                     .data::<Nic>()
-                    .is_some_and(|d| tx::xdp_transmit(ctx.dev(), d, skb));
+                    .is_some_and(|d| xdp_transmit(ctx.dev(), d, skb));
                 if sent {
                     self.stats.xdp_tx.add(1);
                     self.stats.xdp_tx_bytes.add(bytes);
