@@ -206,6 +206,7 @@ unsigned long dmn_pp_alloc_netmem(struct page_pool *pool);
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);
 dma_addr_t dmn_netmem_dma_addr(unsigned long netmem);
 bool dmn_netmem_is_net_iov(unsigned long netmem);
+void *dmn_netmem_address(unsigned long netmem);
 void *dmn_pp_alloc_frag(struct page_pool *pool, unsigned int size, unsigned int *offset,
 			dma_addr_t *dma);
 void dmn_pp_free_frag(struct page_pool *pool, void *va);
@@ -232,8 +233,8 @@ struct xdp_rxq_info *dmn_xdp_rxq_register(struct net_device *dev, u32 queue,
 					  struct page_pool *pool);
 void dmn_xdp_rxq_unregister(struct xdp_rxq_info *rxq);
 u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long head, u32 len,
-		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash, bool l4_hash,
-		struct sk_buff **skb_out);
+		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash,
+		u32 hash_type, struct sk_buff **skb_out);
 void dmn_xdp_flush(void);
 struct xdp_frame;
 struct sk_buff *dmn_xdp_frame_to_skb(struct xdp_frame *frame, struct net_device *dev);

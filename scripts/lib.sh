@@ -321,12 +321,24 @@ module_dir() {
 # Copies the module's sources (Kbuild, src/, include/ of $MODULE_SRC, default
 # the repository) into build directory $1, leaving its build products
 # (--delete drops only stale sources).
+#
+# Kbuild's dependency files name the sources a build read, each in
+# $(wildcard ...): a source added, removed or renamed since leaves them
+# satisfied, so a change of the list of sources alone (a file moved into a
+# folder) would leave the module as it was. When the list differs from the
+# last build's, the build's objects go first.
 sync_module_sources() { # dest
-	local from="${MODULE_SRC:-$REPO}"
+	local from="${MODULE_SRC:-$REPO}" list
+	list=$(cd "$from" && find Kbuild src include -type f ! -name '*.o' ! -name '.*' | LC_ALL=C sort | sha256sum | cut -c1-16)
+	if [ -d "$1" ] && [ "$(cat "$1/.dmn-sources" 2>/dev/null)" != "$list" ]; then
+		find "$1" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \) -delete
+	fi
+	mkdir -p "$1"
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
 		--exclude='.*.cmd' --exclude='.*.d' --exclude='Module.symvers' --exclude='modules.order' \
 		--exclude='bindings_generated.rs' --exclude='*.rmeta' \
 		"$from/Kbuild" "$from/src" "$from/include" "$1/"
+	echo "$list" >"$1/.dmn-sources"
 }
 
 # This machine's TSC rate in kHz (scripts/host-tsc-khz.c, built once into

@@ -258,6 +258,11 @@ impl Netmem<'_> {
         write_held(self.dev, self.dma_addr(), self.size, offset, len, src)
     }
 
+    /// The netmem reference (still this value's).
+    pub(super) fn as_raw(&self) -> usize {
+        self.raw
+    }
+
     /// Whether the buffer is one of `pool`'s.
     pub(super) fn belongs_to(&self, pool: &PagePool) -> bool {
         self.pool == pool.ptr

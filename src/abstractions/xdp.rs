@@ -19,11 +19,23 @@ use super::{
     page_pool::{Netmem, PagePool},
     skb::SkBuff,
 };
+use crate::logic::parse::{rss_hash_type, RssHashType};
 use core::{
     ptr::{null_mut, NonNull},
     sync::atomic::{AtomicBool, AtomicPtr, Ordering},
 };
 use kernel::prelude::*;
+
+// The hash type bits the parser names are the kernel's.
+const _: () = {
+    assert!(RssHashType::L3_IPV4 == bindings::xdp_rss_hash_type_XDP_RSS_L3_IPV4);
+    assert!(RssHashType::L3_IPV6 == bindings::xdp_rss_hash_type_XDP_RSS_L3_IPV6);
+    assert!(RssHashType::L3_DYNHDR == bindings::xdp_rss_hash_type_XDP_RSS_L3_DYNHDR);
+    assert!(RssHashType::L4 == bindings::xdp_rss_hash_type_XDP_RSS_L4);
+    assert!(RssHashType::L4_TCP == bindings::xdp_rss_hash_type_XDP_RSS_L4_TCP);
+    assert!(RssHashType::L4_UDP == bindings::xdp_rss_hash_type_XDP_RSS_L4_UDP);
+    assert!(RssHashType::NONE.0 == bindings::xdp_rss_hash_type_XDP_RSS_TYPE_NONE);
+};
 
 /// Frags an [`XdpFrame`] holds at most (`MAX_SKB_FRAGS`' default).
 const FRAG_SLOTS: usize = 17;
@@ -301,10 +313,26 @@ impl<'a> XdpFrame<'a> {
         Ok(())
     }
 
+    /// The frame's bytes in its first page.
+    fn head_bytes(&self) -> &[u8] {
+        // SAFETY: `head` is a host page of the pool holding `len` frame
+        // bytes at `xdp_headroom()` (type invariant), so its address is a
+        // kernel mapping of the whole page; the borrow of `self`, which
+        // holds the page's reference, keeps it alive and unchanged.
+        unsafe {
+            core::slice::from_raw_parts(
+                bindings::dmn_netmem_address(self.head.as_raw())
+                    .cast::<u8>()
+                    .add(xdp_headroom()),
+                self.len as usize,
+            )
+        }
+    }
+
     /// Runs `prog` over the frame with `rxq` (the queue's, registered for
     /// this frame's pool); the pages move into the verdict or back to the pool.
     /// `hash` (0: none; `l4`: over ports too) is what the RX hash metadata
-    /// kfunc reports.
+    /// kfunc reports, with its type from the frame's headers.
     pub(crate) fn run(
         self,
         prog: &XdpProgRef<'_>,
@@ -312,6 +340,11 @@ impl<'a> XdpFrame<'a> {
         hash: u32,
         l4: bool,
     ) -> XdpVerdict {
+        let hash_type = if hash == 0 {
+            RssHashType::NONE
+        } else {
+            rss_hash_type(self.head_bytes(), l4)
+        };
         let mut skb: *mut bindings::sk_buff = null_mut();
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: moving the head out of a value that is never dropped.
@@ -329,7 +362,7 @@ impl<'a> XdpFrame<'a> {
                 this.lens.as_ptr(),
                 this.nr as u32,
                 hash,
-                l4,
+                hash_type.0,
                 &mut skb,
             )
         };

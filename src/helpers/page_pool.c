@@ -58,6 +58,11 @@ bool dmn_netmem_is_net_iov(unsigned long netmem)
 	return netmem_is_net_iov((__force netmem_ref)netmem);
 }
 
+void *dmn_netmem_address(unsigned long netmem)
+{
+	return netmem_address((__force netmem_ref)netmem);
+}
+
 /* A host-memory fragment for headers or a linear frame; its kernel address. */
 void *dmn_pp_alloc_frag(struct page_pool *pool, unsigned int size, unsigned int *offset,
 			dma_addr_t *dma)

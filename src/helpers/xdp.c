@@ -122,39 +122,6 @@ static const struct xdp_metadata_ops dmn_xdp_metadata_ops = {
 	.xmo_rx_hash = dmn_xmo_rx_hash,
 };
 
-/* The hash type of a frame starting at @data (@len bytes in its first buffer). */
-static enum xdp_rss_hash_type dmn_rss_hash_type(const void *data, u32 len, bool l4)
-{
-	const struct ethhdr *eth = data;
-	enum xdp_rss_hash_type type;
-	u8 proto;
-
-	if (len < ETH_HLEN)
-		return XDP_RSS_TYPE_NONE;
-	if (eth->h_proto == htons(ETH_P_IP) && len >= ETH_HLEN + sizeof(struct iphdr)) {
-		const struct iphdr *ip = data + ETH_HLEN;
-
-		type = XDP_RSS_L3_IPV4 | (ip->ihl > 5 ? XDP_RSS_L3_DYNHDR : 0);
-		proto = ip->protocol;
-	} else if (eth->h_proto == htons(ETH_P_IPV6) &&
-		   len >= ETH_HLEN + sizeof(struct ipv6hdr)) {
-		const struct ipv6hdr *ip6 = data + ETH_HLEN;
-
-		type = XDP_RSS_L3_IPV6;
-		proto = ip6->nexthdr;
-	} else {
-		return XDP_RSS_TYPE_NONE;
-	}
-	if (!l4)
-		return type;
-	type |= XDP_RSS_L4;
-	if (proto == IPPROTO_TCP)
-		type |= XDP_RSS_L4_TCP;
-	else if (proto == IPPROTO_UDP)
-		type |= XDP_RSS_L4_UDP;
-	return type;
-}
-
 /*
  * Runs @prog over a frame: @len bytes at dmn_xdp_headroom() into the host
  * page @head (a whole pool page), then @nr whole pool pages @frags holding
@@ -165,11 +132,12 @@ static enum xdp_rss_hash_type dmn_rss_hash_type(const void *data, u32 len, bool 
  * to their pool. Returns the verdict (XDP_ABORTED for a redirect that
  * failed); an unknown action is traced as an exception and returned as is.
  * @hash (0: none) and
- * @l4_hash are the frame's RSS hash, for the RX metadata kfuncs.
+ * @hash_type are the frame's RSS hash and what it was taken over, for the RX
+ * metadata kfuncs.
  */
 u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long head, u32 len,
-		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash, bool l4_hash,
-		struct sk_buff **skb_out)
+		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash,
+		u32 hash_type, struct sk_buff **skb_out)
 {
 	struct skb_shared_info *sinfo;
 	struct dmn_xdp_buff buf;
@@ -180,7 +148,7 @@ u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long h
 	xdp_init_buff(xdp, PAGE_SIZE, rxq);
 	xdp_prepare_buff(xdp, netmem_address(head), dmn_xdp_headroom(), len, true);
 	buf.hash = hash;
-	buf.hash_type = hash ? dmn_rss_hash_type(xdp->data, len, l4_hash) : XDP_RSS_TYPE_NONE;
+	buf.hash_type = hash_type;
 	if (nr) {
 		sinfo = xdp_get_shared_info_from_buff(xdp);
 		for (i = 0; i < nr; i++) {

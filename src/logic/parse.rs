@@ -80,6 +80,60 @@ fn be16(b: &[u8], at: usize) -> u16 {
 }
 
 /// Parses a whole Ethernet frame.
+/// What an RSS hash was taken over, as `bpf_xdp_metadata_rx_hash()`
+/// reports it: the bits of the kernel's `enum xdp_rss_hash_type`
+/// (`include/net/xdp.h`; the abstraction layer checks them against it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct RssHashType(pub(crate) u32);
+
+impl RssHashType {
+    /// No hash, or a frame that is not IP.
+    pub(crate) const NONE: Self = Self(0);
+    pub(crate) const L3_IPV4: u32 = 1 << 0;
+    pub(crate) const L3_IPV6: u32 = 1 << 1;
+    /// IPv4 options (the L3 header's length varies).
+    pub(crate) const L3_DYNHDR: u32 = 1 << 2;
+    /// The hash covered the ports too.
+    pub(crate) const L4: u32 = 1 << 3;
+    pub(crate) const L4_TCP: u32 = 1 << 4;
+    pub(crate) const L4_UDP: u32 = 1 << 5;
+}
+
+/// The hash type of an RSS hash over the frame starting with `head` (its
+/// bytes in the first buffer), taken over the ports too when `l4`: the IP
+/// version (IPv4 options flagged) from the headers, TCP or UDP from the IP
+/// header's protocol field (an IPv6 extension header is not walked: the
+/// type then names no L4 protocol).
+pub(crate) fn rss_hash_type(head: &[u8], l4: bool) -> RssHashType {
+    const IPV4_MIN: usize = 20;
+    const IPV6_LEN: usize = 40;
+    if head.len() < ETH_HLEN {
+        return RssHashType::NONE;
+    }
+    let ip = &head[ETH_HLEN..];
+    let (mut bits, proto) = match be16(head, 12) {
+        ETH_P_IP if ip.len() >= IPV4_MIN => {
+            let dynhdr = if ip[0] & 0xf > 5 {
+                RssHashType::L3_DYNHDR
+            } else {
+                0
+            };
+            (RssHashType::L3_IPV4 | dynhdr, ip[9])
+        }
+        ETH_P_IPV6 if ip.len() >= IPV6_LEN => (RssHashType::L3_IPV6, ip[6]),
+        _ => return RssHashType::NONE,
+    };
+    if l4 {
+        bits |= RssHashType::L4
+            | match proto {
+                IPPROTO_TCP => RssHashType::L4_TCP,
+                IPPROTO_UDP => RssHashType::L4_UDP,
+                _ => 0,
+            };
+    }
+    RssHashType(bits)
+}
+
 pub(crate) fn parse_frame(frame: &[u8]) -> Parsed {
     parse_prefix(frame, frame.len())
 }

@@ -2,7 +2,7 @@
 
 //! The receive parser on valid, truncated and lying frames.
 
-use super::parse::{parse_frame, Reject, TcpLayout, ETH_HLEN};
+use super::parse::{parse_frame, rss_hash_type, Reject, RssHashType, TcpLayout, ETH_HLEN};
 use super::Ctx;
 
 const MAX: usize = 256;
@@ -263,6 +263,42 @@ fn ipv6_bad_extension_chains(t: &mut Ctx) {
     check_eq!(t, parse_frame(f.bytes()).tcp, Err(Reject::BadIpLength));
 }
 
+fn rss_hash_types(t: &mut Ctx) {
+    use RssHashType as R;
+    let mut f = ipv4(0, 6, 20);
+    tcp(&mut f, 5);
+    check_eq!(
+        t,
+        rss_hash_type(f.bytes(), true),
+        R(R::L3_IPV4 | R::L4 | R::L4_TCP)
+    );
+    check_eq!(t, rss_hash_type(f.bytes(), false), R(R::L3_IPV4));
+    // IPv4 options; UDP; another protocol (ICMP): L4 without a protocol.
+    let f = ipv4(1, 17, 8);
+    check_eq!(
+        t,
+        rss_hash_type(f.bytes(), true),
+        R(R::L3_IPV4 | R::L3_DYNHDR | R::L4 | R::L4_UDP)
+    );
+    let f = ipv4(0, 1, 8);
+    check_eq!(t, rss_hash_type(f.bytes(), true), R(R::L3_IPV4 | R::L4));
+    let f = ipv6(17, 8);
+    check_eq!(
+        t,
+        rss_hash_type(f.bytes(), true),
+        R(R::L3_IPV6 | R::L4 | R::L4_UDP)
+    );
+    // An extension header first: not walked.
+    let f = ipv6(0, 8);
+    check_eq!(t, rss_hash_type(f.bytes(), true), R(R::L3_IPV6 | R::L4));
+    // Not IP, too short for Ethernet or for its IP header.
+    check_eq!(t, rss_hash_type(Frame::new(0x0806).bytes(), true), R::NONE);
+    check_eq!(t, rss_hash_type(&f.bytes()[..ETH_HLEN - 1], true), R::NONE);
+    check_eq!(t, rss_hash_type(&f.bytes()[..ETH_HLEN + 39], true), R::NONE);
+    let f = ipv4(0, 6, 0);
+    check_eq!(t, rss_hash_type(&f.bytes()[..ETH_HLEN + 19], true), R::NONE);
+}
+
 logic_suite!(
     parse_suite,
     "devmemnic_parse",
@@ -274,5 +310,6 @@ logic_suite!(
         ipv4_fragments_and_other_protocols,
         ipv6_extension_chain,
         ipv6_bad_extension_chains,
+        rss_hash_types,
     ]
 );
