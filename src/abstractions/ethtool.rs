@@ -19,6 +19,10 @@ use super::{
 use core::marker::PhantomData;
 use kernel::{build_error, error::from_result, prelude::*, str::CStr};
 
+// `Extack` lives in `super::extack`, shared by every netlink-driven
+// abstraction; `ethtool::Extack` is the path drivers know it by.
+pub(crate) use super::extack::Extack;
+
 /// A flow steering rule as ethtool describes it (`ethtool -N ... flow-type
 /// tcp4|udp4|tcp6|udp6`): the driver's own rule type, plain data from
 /// `src/logic/` (which depends on `core` only), so no conversion sits
@@ -139,55 +143,6 @@ pub(crate) struct Channels {
     pub(crate) tx: u32,
     /// Active combined channels.
     pub(crate) combined: u32,
-}
-
-/// Where an ethtool request's error message goes (netlink extack).
-///
-/// # Invariants
-///
-/// The pointer is null or a valid extack for the callback's duration.
-pub(crate) struct Extack(*mut bindings::netlink_ext_ack);
-
-impl Extack {
-    /// Wraps the extack a callback got.
-    ///
-    /// # Safety
-    ///
-    /// `extack` is null or valid until the returned value is dropped: the
-    /// core's extack argument of the running callback, dropped before the
-    /// trampoline returns (callbacks get it only by reference).
-    pub(super) unsafe fn from_raw(extack: *mut bindings::netlink_ext_ack) -> Self {
-        // INVARIANT: as the caller guarantees.
-        Self(extack)
-    }
-
-    /// No extack: messages go nowhere (a change no request asked for).
-    pub(crate) fn none() -> Self {
-        // INVARIANT: null.
-        Self(core::ptr::null_mut())
-    }
-
-    /// The raw extack (null or valid for the callback), for other abstractions.
-    pub(super) fn as_raw(&self) -> *mut bindings::netlink_ext_ack {
-        self.0
-    }
-
-    /// Sets the message userspace sees with the error.
-    pub(crate) fn msg(&self, msg: &'static CStr) {
-        if !self.0.is_null() {
-            // SAFETY: a non-null extack is valid for the callback's duration; the
-            // message is static, as `NL_SET_ERR_MSG` requires.
-            unsafe { bindings::dmn_extack_msg(self.0, msg.as_char_ptr().cast()) };
-        }
-    }
-
-    /// As [`Extack::msg`], from a `core` C string (what plain-data tables hold).
-    pub(crate) fn msg_c(&self, msg: &'static core::ffi::CStr) {
-        if !self.0.is_null() {
-            // SAFETY: as in `msg`: a valid extack, a static message.
-            unsafe { bindings::dmn_extack_msg(self.0, msg.to_bytes_with_nul().as_ptr().cast()) };
-        }
-    }
 }
 
 /// Ethtool callbacks for a [`NetDevOps`] driver.

@@ -19,7 +19,7 @@
 
 use super::{
     bindings,
-    ethtool::Extack,
+    extack::Extack,
     netdev::{init_device, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig},
     netdev_ops::{NetDevOps, Vtables},
     platform::PlatformDevice,

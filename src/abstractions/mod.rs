@@ -17,6 +17,7 @@ pub(crate) mod delayed_call;
 pub(crate) mod dma;
 pub(crate) mod errno;
 pub(crate) mod ethtool;
+pub(crate) mod extack;
 #[macro_use]
 pub(crate) mod kunit;
 pub(crate) mod irq;

@@ -13,9 +13,9 @@
 //! [`QueueMgmt`]: super::queue_mgmt::QueueMgmt
 //! [`QueueStats`]: super::qstats::QueueStats
 
-use super::ethtool::Extack;
 use super::{
     bindings,
+    extack::Extack,
     netdev::{priv_of, NetDev},
     skb::SkBuff,
     xdp::{XdpProg, XdpXmitBatch},
