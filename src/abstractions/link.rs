@@ -21,9 +21,10 @@ use super::{
     bindings,
     extack::Extack,
     netdev::{init_device, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig},
-    netdev_ops::{NetDevOps, Vtables},
+    netdev_ops::NetDevOps,
     platform::PlatformDevice,
     skb::SkBuff,
+    vtables::Vtables,
 };
 use core::{
     ffi::c_void,

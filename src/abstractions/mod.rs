@@ -35,6 +35,7 @@ pub(crate) mod queue_mgmt;
 pub(crate) mod rcu;
 pub(crate) mod ring;
 pub(crate) mod skb;
+pub(crate) mod vtables;
 pub(crate) mod xdp;
 
 /// The `F` at byte `offset` inside `owner`: the embedded-field lookup of the
