@@ -8,6 +8,14 @@
 //! helpers (`src/helpers/`, version differences in `compat.c`). Kbuild probes
 //! the tree being built and passes `--cfg dmn_*` flags that only this folder
 //! reads. Nothing here imports the driver (`crate::driver`) or its logic.
+//!
+//! One concern a file, as `rust/kernel/` lays its own out: a subsystem with
+//! several concerns is a folder whose `mod.rs` introduces it and re-exports
+//! its files' types, so users name them by the subsystem (`ethtool/`: the
+//! trait and its values, flow specs, the C table; `link/`: the link kind,
+//! the lower device), and what several subsystems share has a file of its
+//! own ([`extack`]: a request's error message; [`vtables`]: the set of ops
+//! tables a device gets).
 
 pub(crate) mod bindings;
 pub(crate) mod boxed;
@@ -17,6 +25,7 @@ pub(crate) mod delayed_call;
 pub(crate) mod dma;
 pub(crate) mod errno;
 pub(crate) mod ethtool;
+pub(crate) mod extack;
 #[macro_use]
 pub(crate) mod kunit;
 pub(crate) mod irq;
@@ -34,6 +43,7 @@ pub(crate) mod queue_mgmt;
 pub(crate) mod rcu;
 pub(crate) mod ring;
 pub(crate) mod skb;
+pub(crate) mod vtables;
 pub(crate) mod xdp;
 
 /// The `F` at byte `offset` inside `owner`: the embedded-field lookup of the

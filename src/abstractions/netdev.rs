@@ -14,8 +14,9 @@
 use super::{
     bindings,
     debugfs::{DebugfsRoot, RestartKnob},
-    netdev_ops::{NetDevOps, Vtables},
+    netdev_ops::NetDevOps,
     platform::PlatformDevice,
+    vtables::Vtables,
 };
 use core::{any::TypeId, ffi::c_void, marker::PhantomData, ptr::NonNull};
 use kernel::{error::to_result, prelude::*, str::CStr, sync::Arc};

@@ -299,7 +299,7 @@ impl<T: QueueMgmt> QueueTable<T> {
                 unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), Self::config(qcfg)) };
             T::validate_config(nd, data, &cfg).inspect_err(|_| {
                 // SAFETY: the core's extack of this call, null or valid during it.
-                unsafe { super::ethtool::Extack::from_raw(extack) }
+                unsafe { super::extack::Extack::from_raw(extack) }
                     .msg(kernel::c_str!("RX buffer size not supported by this queue"));
             })?;
             Ok(0)

@@ -1,154 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Link kinds and lower devices: net devices `ip link add NAME link LOWER
-//! type KIND` makes, and the Ethernet device such a stacked device rides on.
+//! Link kinds: the devices `ip link add NAME [link LOWER] type KIND` makes.
 //!
 //! C header: [`include/net/rtnetlink.h`](srctree/include/net/rtnetlink.h)
 //!
 //! A driver implements [`LinkKind`] and registers it with
-//! [`LinkRegistration`]. The core allocates each device (the driver's
-//! [`NetDevOps`] private area, `num_queues` queues each way) and calls
-//! [`LinkKind::newlink`], which returns the device's settings and data; the
-//! abstraction sets the device up as [`super::netdev::NetDevAlloc`] does,
-//! registers it and calls [`LinkKind::registered`]. `ip link del`, the
-//! device's netns going away and the module's unload call
-//! [`LinkKind::dellink`] before unregistering it; the core frees it after its
-//! data is dropped. A [`LowerLink`] attaches a device to its lower device:
-//! frames for the device's address come to [`LinkKind::receive`], and the
-//! lower device's changes to [`LinkKind::lower_event`].
+//! [`LinkRegistration`]; the helper's `rtnl_link_ops` call the
+//! `Callbacks` trampolines, which set a new device (and its peer) up from
+//! what [`LinkKind::newlink`] returns, register it and hand the core's
+//! later calls to the trait.
 
 use super::{
+    lower::{LowerDev, LowerEvent},
+    Rtnl,
+};
+use crate::abstractions::{
     bindings,
-    ethtool::Extack,
-    netdev::{init_device, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig},
-    netdev_ops::{NetDevOps, Vtables},
+    extack::Extack,
+    netdev::{init_device, priv_of, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig},
+    netdev_ops::NetDevOps,
     platform::PlatformDevice,
     skb::SkBuff,
+    vtables::Vtables,
 };
 use core::{
     ffi::c_void,
     marker::PhantomData,
     ptr::null_mut,
-    sync::atomic::{AtomicBool, AtomicPtr, Ordering},
+    sync::atomic::{AtomicBool, Ordering},
 };
 use kernel::{c_str, error::to_result, prelude::*, str::CStr, sync::Arc};
-
-/// Proof that rtnl is held: only the abstraction makes one, in callbacks the
-/// core runs under rtnl, or [`Rtnl::held`] after checking.
-pub(crate) struct Rtnl(PhantomData<*mut ()>);
-
-impl Rtnl {
-    /// A token for a context the core runs under rtnl (`ndo_open`,
-    /// `ndo_stop`, `ndo_change_mtu`), checked: `None` if rtnl is not held.
-    pub(crate) fn held() -> Option<Self> {
-        // SAFETY: reads the lock's state.
-        unsafe { bindings::dmn_rtnl_is_locked() }.then_some(Self(PhantomData))
-    }
-}
-
-/// Something that happened to a lower device.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum LowerEvent {
-    /// A device appeared (registered, or moved into a netns).
-    Registered,
-    /// The device is going away (unregistered, or moving to another netns).
-    Unregistering,
-    /// It went up or down, or its carrier changed.
-    State,
-    /// Its MTU changed.
-    Mtu,
-}
-
-/// A device the core knows, seen under rtnl or while a reference is held:
-/// a lower device (any driver's).
-///
-/// # Invariants
-///
-/// The wrapped `net_device` is registered and stays allocated while the
-/// reference exists.
-#[repr(transparent)]
-pub(crate) struct LowerDev(kernel::types::Opaque<bindings::net_device>);
-
-impl LowerDev {
-    /// Borrows a raw device.
-    ///
-    /// # Safety
-    ///
-    /// `ptr` is a registered device that stays allocated for `'a`.
-    unsafe fn from_raw<'a>(ptr: *mut bindings::net_device) -> &'a LowerDev {
-        // SAFETY: transparent wrapper; validity as the caller guarantees.
-        unsafe { &*ptr.cast::<LowerDev>() }
-    }
-
-    fn as_raw(&self) -> *mut bindings::net_device {
-        self.0.get()
-    }
-
-    /// The interface name, for messages.
-    pub(crate) fn name(&self) -> &str {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { name_of(self.as_raw()) }
-    }
-
-    /// The interface name, to compare (changed only under rtnl, which
-    /// callers that compare hold).
-    pub(crate) fn ifname(&self) -> IfName {
-        // SAFETY: the device is allocated (type invariant).
-        IfName::from_bytes(unsafe { name_of(self.as_raw()) }.as_bytes())
-    }
-
-    /// The interface index.
-    pub(crate) fn ifindex(&self) -> i32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_netdev_ifindex(self.as_raw()) }
-    }
-
-    /// The MTU.
-    pub(crate) fn mtu(&self) -> u32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_netdev_mtu(self.as_raw()) }
-    }
-
-    /// Whether it is up with a carrier.
-    pub(crate) fn has_carrier(&self) -> bool {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe {
-            bindings::dmn_netif_running(self.as_raw())
-                && bindings::dmn_netif_carrier_ok(self.as_raw())
-        }
-    }
-
-    /// Whether a stacked device could ride on it (Ethernet, not loopback, not
-    /// one of ours, no other receive handler); the reason goes to `extack`.
-    pub(crate) fn check(&self, extack: &Extack) -> Result {
-        // SAFETY: the device is allocated; the extack is valid or null.
-        to_result(unsafe { bindings::dmn_lower_check(self.as_raw(), extack.as_raw()) })
-    }
-}
-
-/// A device's name as a string (`?` if not UTF-8).
-///
-/// # Safety
-///
-/// `dev` is an allocated device that outlives the borrow.
-unsafe fn name_of<'a>(dev: *mut bindings::net_device) -> &'a str {
-    // SAFETY: the name is a NUL-terminated array inside the device.
-    let c = unsafe { CStr::from_char_ptr(bindings::dmn_netdev_name(dev).cast()) };
-    c.to_str().unwrap_or("?")
-}
-
-/// An interface name, copied (`IFNAMSIZ` bytes, NUL-padded).
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct IfName([u8; 16]);
-
-impl IfName {
-    fn from_bytes(b: &[u8]) -> Self {
-        let mut name = [0u8; 16];
-        let n = b.len().min(15);
-        name[..n].copy_from_slice(&b[..n]);
-        Self(name)
-    }
-}
 
 /// A link kind's device as the core allocated it, before the driver sets it up.
 ///
@@ -295,7 +176,7 @@ pub(crate) fn for_each_device<T: LinkKind, F: FnMut(&NetDev, &T::Priv)>(
         // `newlink`, data set before registration) under rtnl; `ctx` is the
         // caller's `F`, alive for the call.
         unsafe {
-            let (nd, data) = (NetDev::from_raw(dev), super::netdev::priv_of::<T>(dev));
+            let (nd, data) = (NetDev::from_raw(dev), priv_of::<T>(dev));
             (*ctx.cast::<F>())(nd, data);
         }
     }
@@ -442,11 +323,11 @@ impl<T: LinkKind> Callbacks<T> {
             }
         }
         // SAFETY: registered by us with `T`'s data, under rtnl.
-        let (nd, data) = unsafe { (NetDev::from_raw(dev), super::netdev::priv_of::<T>(dev)) };
+        let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
         let mut r = T::registered(nd, data, lower, &rtnl, extack);
         if let (Ok(()), Some(p)) = (&r, peer) {
             // SAFETY: as above.
-            let (pd, pdata) = unsafe { (NetDev::from_raw(p), super::netdev::priv_of::<T>(p)) };
+            let (pd, pdata) = unsafe { (NetDev::from_raw(p), priv_of::<T>(p)) };
             r = T::registered(pd, pdata, None, &rtnl, extack);
         }
         if r.is_err() {
@@ -491,7 +372,7 @@ impl<T: LinkKind> Callbacks<T> {
     /// Called by the core under rtnl with a registered device of this kind.
     unsafe extern "C" fn dellink(dev: *mut bindings::net_device) -> *mut bindings::net_device {
         // SAFETY: a device of ours, registered, so its data is set.
-        let (nd, data) = unsafe { (NetDev::from_raw(dev), super::netdev::priv_of::<T>(dev)) };
+        let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
         T::dellink(nd, data, &Rtnl(PhantomData));
         // Its peer goes with it (both unregistered in one batch, so neither
         // is freed while the other can follow its pointer).
@@ -544,7 +425,7 @@ impl<T: LinkKind> Callbacks<T> {
             None
         } else {
             // SAFETY: as the caller guarantees: a device of ours with its data.
-            Some(unsafe { (NetDev::from_raw(upper), super::netdev::priv_of::<T>(upper)) })
+            Some(unsafe { (NetDev::from_raw(upper), priv_of::<T>(upper)) })
         };
         T::lower_event(lower, upper, event, &Rtnl(PhantomData));
     }
@@ -559,7 +440,7 @@ impl<T: LinkKind> Callbacks<T> {
         let (nd, data, skb) = unsafe {
             (
                 NetDev::from_raw(upper),
-                super::netdev::priv_of::<T>(upper),
+                priv_of::<T>(upper),
                 SkBuff::from_raw(skb),
             )
         };
@@ -620,192 +501,5 @@ impl<T: LinkKind> Drop for LinkRegistration<T> {
         // SAFETY: registered by `register`; waits for the devices to go.
         unsafe { bindings::dmn_link_unregister() };
         REGISTERED.store(false, Ordering::SeqCst);
-    }
-}
-
-/// Why a lower device did not take a frame.
-#[derive(Debug)]
-pub(crate) enum XmitError {
-    /// No lower device attached.
-    Detached,
-    /// Its queue dropped it.
-    Dropped,
-}
-
-/// The lower device a stacked device rides on, if attached.
-///
-/// # Invariants
-///
-/// `dev`, when not null, is attached ([`LowerLink::attach`]): a reference
-/// held, our rx_handler on it with the upper device as its data, the upper
-/// link made; it stays so until [`LowerLink::detach`], which clears `dev`
-/// before the rx_handler's removal waits for RCU readers. `listening` says
-/// whether the upper device's address is in `dev`'s unicast list.
-pub(crate) struct LowerLink {
-    dev: AtomicPtr<bindings::net_device>,
-    listening: AtomicBool,
-}
-
-impl Default for LowerLink {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl LowerLink {
-    /// Not attached.
-    pub(crate) const fn new() -> Self {
-        Self {
-            dev: AtomicPtr::new(null_mut()),
-            listening: AtomicBool::new(false),
-        }
-    }
-
-    /// Attaches `upper` (a device of a [`LinkKind`]) to `lower`; `EBUSY` if
-    /// already attached.
-    pub(crate) fn attach(
-        &self,
-        _rtnl: &Rtnl,
-        upper: &NetDev,
-        lower: &LowerDev,
-        extack: &Extack,
-    ) -> Result {
-        if !self.dev.load(Ordering::Acquire).is_null() {
-            return Err(EBUSY);
-        }
-        // SAFETY: both registered; rtnl held (the token). The rx_handler's
-        // data, `upper`, outlives the attachment: `LinkKind::dellink` runs
-        // before the device is unregistered, and `detach` is the only way off.
-        to_result(unsafe {
-            bindings::dmn_lower_attach(lower.as_raw(), upper.as_raw(), extack.as_raw())
-        })?;
-        // INVARIANT: attached.
-        self.dev.store(lower.as_raw(), Ordering::Release);
-        Ok(())
-    }
-
-    /// Detaches from the lower device (stops listening first); returns
-    /// whether it was attached. No frame reaches the upper device from it
-    /// after, and no send through [`LowerLink::xmit`] is running.
-    pub(crate) fn detach(&self, rtnl: &Rtnl, upper: &NetDev) -> bool {
-        self.listen(rtnl, upper, false);
-        let lower = self.dev.swap(null_mut(), Ordering::AcqRel);
-        if lower.is_null() {
-            return false;
-        }
-        // SAFETY: attached (type invariant); rtnl held. The helper's removal
-        // of the rx_handler waits for RCU readers, which covers `with` and
-        // `xmit` callers that loaded the pointer before the swap.
-        unsafe { bindings::dmn_lower_detach(lower, upper.as_raw()) };
-        true
-    }
-
-    /// Whether a lower device is attached.
-    pub(crate) fn is_attached(&self) -> bool {
-        !self.dev.load(Ordering::Acquire).is_null()
-    }
-
-    /// Adds `upper`'s address to the lower device's unicast filter (`on`) or
-    /// removes it, once each way: its frames reach the rx_handler through
-    /// the lower device's filter only while the upper device is up.
-    pub(crate) fn listen(&self, _rtnl: &Rtnl, upper: &NetDev, on: bool) {
-        let lower = self.dev.load(Ordering::Acquire);
-        if lower.is_null() || self.listening.load(Ordering::Relaxed) == on {
-            return;
-        }
-        self.listening.store(on, Ordering::Relaxed);
-        // SAFETY: attached (type invariant: held), rtnl held, so `lower`
-        // stays; `upper` is registered.
-        unsafe {
-            if on {
-                bindings::dmn_lower_uc_add(lower, upper.as_raw());
-            } else {
-                bindings::dmn_lower_uc_del(lower, upper.as_raw());
-            }
-        }
-    }
-
-    /// Sets `upper`'s carrier: on while both devices are up and the lower
-    /// one has a carrier.
-    pub(crate) fn sync_carrier(&self, _rtnl: &Rtnl, upper: &NetDev) {
-        // SAFETY: attached or null (type invariant), stable under rtnl.
-        unsafe {
-            bindings::dmn_lower_sync_carrier(self.dev.load(Ordering::Acquire), upper.as_raw())
-        }
-    }
-
-    /// Calls `f` on the lower device, if attached.
-    pub(crate) fn with<R>(&self, f: impl FnOnce(&LowerDev) -> R) -> Option<R> {
-        // SAFETY: entering a read-side section has no precondition.
-        unsafe { bindings::dmn_rcu_read_lock() };
-        let lower = self.dev.load(Ordering::Acquire);
-        // SAFETY: an attached device stays allocated until `detach` has
-        // waited for RCU readers (type invariant); we are one.
-        let r = (!lower.is_null()).then(|| f(unsafe { LowerDev::from_raw(lower) }));
-        // SAFETY: matches the lock above.
-        unsafe { bindings::dmn_rcu_read_unlock() };
-        r
-    }
-
-    /// Sends `skb` out of the lower device (host memory only: a frame with
-    /// device-memory frags is copied first, as the lower NIC cannot read
-    /// them); the core segments and checksums it as the lower device's
-    /// features require.
-    pub(crate) fn xmit(&self, skb: SkBuff) -> core::result::Result<(), XmitError> {
-        if !skb.frags_readable() {
-            return Err(XmitError::Dropped);
-        }
-        let raw = skb.into_raw();
-        // SAFETY: entering a read-side section has no precondition.
-        unsafe { bindings::dmn_rcu_read_lock() };
-        let lower = self.dev.load(Ordering::Acquire);
-        let r = if lower.is_null() {
-            // SAFETY: ours, not handed on.
-            drop(unsafe { SkBuff::from_raw(raw) });
-            Err(XmitError::Detached)
-        } else {
-            // SAFETY: attached, so allocated until the RCU readers are done
-            // (type invariant); the skb is handed over.
-            let ret = unsafe { bindings::dmn_lower_xmit(lower, raw) };
-            // SAFETY: reads a return code.
-            if unsafe { bindings::dmn_xmit_ok(ret) } {
-                Ok(())
-            } else {
-                Err(XmitError::Dropped)
-            }
-        };
-        // SAFETY: matches the lock above.
-        unsafe { bindings::dmn_rcu_read_unlock() };
-        r
-    }
-}
-
-impl Drop for LowerLink {
-    fn drop(&mut self) {
-        if self.is_attached() {
-            // `LinkKind::dellink` detaches before the device goes; a
-            // reference left would keep the lower device from unregistering.
-            pr_err!("devmemnic: a stacked device's data went while attached\n");
-        }
-    }
-}
-
-impl NetDev {
-    /// The interface name, for messages (stable under rtnl).
-    pub(crate) fn name(&self) -> &str {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { name_of(self.as_raw()) }
-    }
-
-    /// Sets the MTU as `ip link set mtu` would (notifying, checking limits).
-    pub(crate) fn set_mtu(&self, _rtnl: &Rtnl, mtu: u32) -> Result {
-        // SAFETY: the device is allocated; rtnl held (the token).
-        to_result(unsafe { bindings::dmn_netdev_set_mtu(self.as_raw(), mtu) })
-    }
-
-    /// The interface index.
-    pub(crate) fn ifindex(&self) -> i32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_netdev_ifindex(self.as_raw()) }
     }
 }

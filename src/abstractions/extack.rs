@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Error messages for netlink requests: the extack a callback gets.
+//!
+//! C header: [`include/linux/netlink.h`](srctree/include/linux/netlink.h)
+//!
+//! ethtool, rtnetlink (`ip link add`), XDP setup and queue management hand
+//! their callbacks a `struct netlink_ext_ack`; [`Extack`] wraps it for the
+//! callback's duration, and its message reaches userspace with the error.
+
+use super::bindings;
+use kernel::prelude::*;
+
+/// Where a netlink request's error message goes (its extack).
+///
+/// # Invariants
+///
+/// The pointer is null or a valid extack for the callback's duration.
+pub(crate) struct Extack(*mut bindings::netlink_ext_ack);
+
+impl Extack {
+    /// Wraps the extack a callback got.
+    ///
+    /// # Safety
+    ///
+    /// `extack` is null or valid until the returned value is dropped: the
+    /// core's extack argument of the running callback, dropped before the
+    /// trampoline returns (callbacks get it only by reference).
+    pub(super) unsafe fn from_raw(extack: *mut bindings::netlink_ext_ack) -> Self {
+        // INVARIANT: as the caller guarantees.
+        Self(extack)
+    }
+
+    /// No extack: messages go nowhere (a change no request asked for).
+    pub(crate) fn none() -> Self {
+        // INVARIANT: null.
+        Self(core::ptr::null_mut())
+    }
+
+    /// The raw extack (null or valid for the callback), for other abstractions.
+    pub(super) fn as_raw(&self) -> *mut bindings::netlink_ext_ack {
+        self.0
+    }
+
+    /// Sets the message userspace sees with the error.
+    pub(crate) fn msg(&self, msg: &'static CStr) {
+        if !self.0.is_null() {
+            // SAFETY: a non-null extack is valid for the callback's duration; the
+            // message is static, as `NL_SET_ERR_MSG` requires.
+            unsafe { bindings::dmn_extack_msg(self.0, msg.as_char_ptr().cast()) };
+        }
+    }
+
+    /// As [`Extack::msg`], from a `core` C string (what plain-data tables hold).
+    pub(crate) fn msg_c(&self, msg: &'static core::ffi::CStr) {
+        if !self.0.is_null() {
+            // SAFETY: as in `msg`: a valid extack, a static message.
+            unsafe { bindings::dmn_extack_msg(self.0, msg.to_bytes_with_nul().as_ptr().cast()) };
+        }
+    }
+}
