@@ -4,7 +4,8 @@
 //! platform, DMA, page pool, IRQ and KUnit interfaces.
 //!
 //! Every `unsafe` block, every binding and every difference between the
-//! kernels devmemnic builds against (6.12 LTS and 7.2) lives here and in the C
+//! kernels devmemnic builds against (6.12 LTS, 7.2 and 7.3, self-built or
+//! Debian's stock) lives here and in the C
 //! helpers (`src/helpers/`, version differences in `compat.c`). Kbuild probes
 //! the tree being built and passes `--cfg dmn_*` flags that only this folder
 //! reads. Nothing here imports the driver (`crate::driver`) or its logic.
@@ -28,6 +29,7 @@ pub(crate) mod ethtool;
 pub(crate) mod extack;
 #[macro_use]
 pub(crate) mod kunit;
+pub(crate) mod frame_reader;
 pub(crate) mod irq;
 pub(crate) mod link;
 pub(crate) mod module;

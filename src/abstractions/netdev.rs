@@ -10,6 +10,10 @@
 //! tables of [`Vtables`], and registers it. Unregistration and freeing happen
 //! in its drop, or earlier with [`NetDevAlloc::unregister`] when several devices
 //! must all be unregistered before any is freed (a [`NetDevPair`]).
+//!
+//! (Over ~600 lines: the device handle's accessors and the allocation that
+//! establishes what they rely on, its private area and parent, belong
+//! together.)
 
 use super::{
     bindings,
