@@ -4,11 +4,20 @@
 //!
 //! C header: [`include/net/rtnetlink.h`](srctree/include/net/rtnetlink.h)
 //!
-//! A driver implements [`LinkKind`] and registers it with
-//! [`LinkRegistration`]; the helper's `rtnl_link_ops` call the
-//! `Callbacks` trampolines, which set a new device (and its peer) up from
-//! what [`LinkKind::newlink`] returns, register it and hand the core's
-//! later calls to the trait.
+//! A driver implements [`LinkKind`] (a `#[vtable]` trait) and registers it
+//! with [`LinkRegistration`], which builds the kind's `rtnl_link_ops` from
+//! it (`Adapter::build`), with the netdevice notifier that reports lower
+//! devices' changes and the rx_handler stacked devices put on them. The
+//! trampolines set a new device (and its peer) up from what
+//! [`LinkKind::newlink`] returns, register it and hand the core's later
+//! calls to the trait. `newlink`'s signature is each kernel's
+//! (`cfg(dmn_newlink_params)`: 7.2 passes a `struct rtnl_newlink_params`).
+//!
+//! Unlike `net_device_ops`, the table cannot be a `'static` constant: the
+//! core links it into its list of kinds (and on 7.2 keeps an SRCU in it), so
+//! [`LinkRegistration`] places the built value in memory of its own, the
+//! [`KindState`] that the callbacks without an argument to find it by
+//! (`setup`, `get_num_*_queues`) read through [`STATE`].
 
 use super::{
     lower::{LowerDev, LowerEvent},
@@ -26,10 +35,18 @@ use crate::abstractions::{
 use core::{
     ffi::c_void,
     marker::PhantomData,
-    ptr::null_mut,
-    sync::atomic::{AtomicBool, Ordering},
+    ptr::{null, null_mut},
+    sync::atomic::{AtomicPtr, Ordering},
 };
-use kernel::{c_str, error::to_result, prelude::*, str::CStr, sync::Arc};
+use kernel::{
+    build_error, c_str,
+    error::to_result,
+    ffi::{c_int, c_uint, c_ulong},
+    prelude::*,
+    str::CStr,
+    sync::Arc,
+    types::Opaque,
+};
 
 /// A link kind's device as the core allocated it, before the driver sets it up.
 ///
@@ -110,7 +127,9 @@ pub(crate) struct PeerSetup<'a, T: NetDevOps> {
     pub(crate) hds_thresh: u32,
 }
 
-/// A kind of device rtnetlink makes (`ip link add ... type KIND`).
+/// A kind of device rtnetlink makes (`ip link add ... type KIND`); optional
+/// methods follow `#[vtable]`'s `HAS_*` rules.
+#[vtable]
 pub(crate) trait LinkKind: NetDevOps {
     /// The kind's name.
     const KIND: &'static CStr;
@@ -142,17 +161,23 @@ pub(crate) trait LinkKind: NetDevOps {
         extack: &Extack,
     ) -> Result;
 
-    /// The device is about to be unregistered; rtnl held.
-    fn dellink(dev: &NetDev, data: &Self::Priv, rtnl: &Rtnl);
+    /// The device is about to be unregistered (with its peer, if any);
+    /// rtnl held. Without it the device just goes.
+    fn dellink(_dev: &NetDev, _data: &Self::Priv, _rtnl: &Rtnl) {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
 
     /// `event` happened to `lower`, which carries `upper` (a device of this
-    /// kind, with its data) or nothing; rtnl held.
+    /// kind, with its data) or nothing; rtnl held. Without it the kind
+    /// listens to no device's changes (no notifier).
     fn lower_event(
-        lower: &LowerDev,
-        upper: Option<(&NetDev, &Self::Priv)>,
-        event: LowerEvent,
-        rtnl: &Rtnl,
-    );
+        _lower: &LowerDev,
+        _upper: Option<(&NetDev, &Self::Priv)>,
+        _event: LowerEvent,
+        _rtnl: &Rtnl,
+    ) {
+        build_error!(kernel::error::VTABLE_DEFAULT_ERROR)
+    }
 
     /// A frame from `dev`'s lower device for `dev` (its address, or
     /// broadcast or multicast), starting at its Ethernet header; softirq.
@@ -180,26 +205,236 @@ pub(crate) fn for_each_device<T: LinkKind, F: FnMut(&NetDev, &T::Priv)>(
             (*ctx.cast::<F>())(nd, data);
         }
     }
-    // SAFETY: rtnl is held (the token); `f` outlives the call.
+    let ops = registered_ops();
+    if ops.is_null() {
+        return;
+    }
+    // SAFETY: rtnl is held (the token); `f` outlives the call; `ops` is the
+    // registered kind's, whose devices are `T`'s (one kind a module).
     unsafe {
         bindings::dmn_link_for_each(
             lower.as_raw(),
+            ops,
             Some(each::<T, F>),
             core::ptr::from_mut(&mut f).cast(),
         )
     };
 }
 
-struct Callbacks<T>(PhantomData<T>);
+/// The entries of the kind's policy: `IFLA_DEVMEMNIC_*` up to the highest.
+const POLICY_LEN: usize = bindings::__IFLA_DEVMEMNIC_MAX as usize;
 
-impl<T: LinkKind> Callbacks<T> {
+/// A registered kind's table and what its callbacks read, in memory the
+/// core may write (its list of kinds, 7.2's SRCU in the table).
+///
+/// # Invariants
+///
+/// While [`STATE`] points at it, `ops` is registered with the core (or
+/// about to be, or just unregistered), its `policy` pointing at `policy`;
+/// `notifier` is registered if `T::HAS_LOWER_EVENT`; `rx_handler` is the
+/// kind's rx_handler, whose data is always a registered device of the kind.
+struct KindState {
+    ops: Opaque<bindings::rtnl_link_ops>,
+    notifier: Opaque<bindings::notifier_block>,
+    policy: [bindings::nla_policy; POLICY_LEN],
+    rx_handler: bindings::rx_handler_func_t,
+    queues: u32,
+    max_mtu: u32,
+}
+
+/// The registered kind (one per module), or null.
+static STATE: AtomicPtr<KindState> = AtomicPtr::new(null_mut());
+
+/// The registered kind's `rtnl_link_ops`, or null: what marks a device as
+/// one of ours (`dev->rtnl_link_ops`).
+pub(super) fn registered_ops() -> *const bindings::rtnl_link_ops {
+    let s = STATE.load(Ordering::Acquire);
+    if s.is_null() {
+        return null();
+    }
+    // SAFETY: set while the state is allocated (freed only after `STATE` is
+    // cleared, by the registration's drop, which the kind's users outlast
+    // no more than the module does).
+    unsafe { (*s).ops.get() }
+}
+
+/// The registered kind's rx_handler, if a kind is registered.
+pub(super) fn rx_handler() -> bindings::rx_handler_func_t {
+    let s = STATE.load(Ordering::Acquire);
+    // SAFETY: as in `registered_ops`.
+    (!s.is_null()).then(|| unsafe { (*s).rx_handler }).flatten()
+}
+
+/// `get_num_tx_queues` and `get_num_rx_queues`: the queues each device of
+/// the kind gets.
+///
+/// # Safety
+///
+/// Called by the core for the registered kind (so `STATE` is set).
+unsafe extern "C" fn num_queues() -> c_uint {
+    // SAFETY: the core calls it only for a registered table: `STATE` is set.
+    unsafe { (*STATE.load(Ordering::Acquire)).queues }
+}
+
+/// Builds `T`'s `rtnl_link_ops` and runs its callbacks.
+struct Adapter<T>(PhantomData<T>);
+
+impl<T: LinkKind> Adapter<T> {
+    /// The kind's table, to be placed in a [`KindState`] (which sets `kind`
+    /// and `policy`, pointers the table cannot name in a constant).
+    const fn build() -> bindings::rtnl_link_ops {
+        bindings::rtnl_link_ops {
+            priv_size: core::mem::size_of::<DevPriv>(),
+            setup: Some(Self::setup),
+            maxtype: bindings::IFLA_DEVMEMNIC_PEER,
+            newlink: Some(Self::newlink),
+            dellink: Some(Self::dellink),
+            get_num_tx_queues: Some(num_queues),
+            get_num_rx_queues: Some(num_queues),
+            // SAFETY: all zeroes is a valid `rtnl_link_ops` (null pointers,
+            // no callbacks), what C's static initialiser leaves the rest as.
+            ..unsafe { core::mem::zeroed() }
+        }
+    }
+
+    /// The kind's policy: `IFLA_DEVMEMNIC_PEER` a `struct ifinfomsg` at least
+    /// (followed by the peer's attributes), as veth's `VETH_INFO_PEER`.
+    const fn policy() -> [bindings::nla_policy; POLICY_LEN] {
+        // SAFETY: all zeroes is a valid `nla_policy` (`NLA_UNSPEC`, no
+        // validation, null pointers).
+        let mut p: [bindings::nla_policy; POLICY_LEN] = unsafe { core::mem::zeroed() };
+        p[bindings::IFLA_DEVMEMNIC_PEER as usize].len =
+            core::mem::size_of::<bindings::ifinfomsg>() as u16;
+        p
+    }
+
+    /// `setup`: an Ethernet device with the kind's MTU limit that the core
+    /// frees after its data goes.
+    ///
     /// # Safety
     ///
-    /// Called by the core (via the helper's `newlink`) with a device it
-    /// allocated for this kind, not registered, `lower` registered or null,
-    /// `peer_req` the request's peer attribute (validated against the kind's
-    /// policy, valid for the call) or null, under rtnl.
+    /// Called by the core while allocating a device of the registered kind.
+    unsafe extern "C" fn setup(dev: *mut bindings::net_device) {
+        // SAFETY: the core sets up devices of registered kinds only: `STATE`
+        // is set; `dev` is being allocated, nothing else sees it.
+        unsafe {
+            let max_mtu = (*STATE.load(Ordering::Acquire)).max_mtu;
+            bindings::ether_setup(dev);
+            (*dev).max_mtu = max_mtu;
+            // The core frees the device after the driver's data goes.
+            (*dev).needs_free_netdev = true;
+            (*dev).priv_destructor = Some(Self::destructor);
+        }
+    }
+
+    /// `newlink` (7.2: the netns and attributes in `params`).
+    ///
+    /// # Safety
+    ///
+    /// Called by the core under rtnl with a device it allocated for this
+    /// kind, not registered, and the request's parsed attributes.
+    #[cfg(dmn_newlink_params)]
     unsafe extern "C" fn newlink(
+        dev: *mut bindings::net_device,
+        params: *mut bindings::rtnl_newlink_params,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> c_int {
+        // SAFETY: the core's parameters, valid for the call.
+        unsafe {
+            let net = bindings::dmn_rtnl_newlink_link_net(params);
+            Self::newlink_attrs(net, dev, (*params).tb, (*params).data, extack)
+        }
+    }
+
+    /// `newlink` (6.12: `src_net` is the netns of `IFLA_LINK` when given).
+    ///
+    /// # Safety
+    ///
+    /// Called by the core under rtnl with a device it allocated for this
+    /// kind, not registered, and the request's parsed attributes.
+    #[cfg(not(dmn_newlink_params))]
+    unsafe extern "C" fn newlink(
+        src_net: *mut bindings::net,
+        dev: *mut bindings::net_device,
+        tb: *mut *mut bindings::nlattr,
+        data: *mut *mut bindings::nlattr,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> c_int {
+        // SAFETY: as the caller guarantees.
+        unsafe { Self::newlink_attrs(src_net, dev, tb, data, extack) }
+    }
+
+    /// `newlink` with its arguments taken apart: `tb` the request's `IFLA_*`
+    /// attributes, `data` the kind's (or null), `link_net` the netns of
+    /// `IFLA_LINK`.
+    ///
+    /// # Safety
+    ///
+    /// As for `newlink`: `tb` has `IFLA_MAX + 1` entries, `data` (if not
+    /// null) the policy's, each null or a validated attribute; under rtnl.
+    unsafe fn newlink_attrs(
+        link_net: *mut bindings::net,
+        dev: *mut bindings::net_device,
+        tb: *mut *mut bindings::nlattr,
+        data: *mut *mut bindings::nlattr,
+        extack: *mut bindings::netlink_ext_ack,
+    ) -> c_int {
+        // SAFETY: the core's extack, valid for the call.
+        let ex = unsafe { Extack::from_raw(extack) };
+        let peer: *const bindings::nlattr = if data.is_null() {
+            null()
+        } else {
+            // SAFETY: `data`, if not null, has the policy's entries.
+            unsafe { *data.add(bindings::IFLA_DEVMEMNIC_PEER as usize) }
+        };
+        // SAFETY: `tb` has `IFLA_MAX + 1` entries.
+        let (link, address, mtu) = unsafe {
+            (
+                *tb.add(bindings::IFLA_LINK as usize),
+                *tb.add(bindings::IFLA_ADDRESS as usize),
+                *tb.add(bindings::IFLA_MTU as usize),
+            )
+        };
+        let mut lower = null_mut();
+        if !link.is_null() {
+            // SAFETY: a validated u32 attribute (the core's policy); rtnl held,
+            // which the lookup needs; `link_net` is the request's.
+            lower = unsafe {
+                bindings::__dev_get_by_index(link_net, bindings::dmn_nla_get_u32(link) as c_int)
+            };
+            if lower.is_null() {
+                ex.msg(c_str!("devmemnic: no such lower device"));
+                return ENODEV.to_errno();
+            }
+            if !peer.is_null() {
+                ex.msg(c_str!(
+                    "devmemnic: a device stacked on a lower device has no peer"
+                ));
+                return EINVAL.to_errno();
+            }
+        }
+        // SAFETY: the core's new device, not registered.
+        unsafe {
+            // Its own lock classes: its transmit nests the lower device's.
+            bindings::dmn_netdev_lockdep_set_classes(dev);
+            if address.is_null() {
+                bindings::dmn_eth_hw_addr_random(dev);
+            }
+        }
+        // SAFETY: as the caller guarantees; `lower` registered (found under
+        // rtnl) or null, `peer` the kind's validated attribute or null.
+        unsafe { Self::newlink_dev(dev, lower, peer, !mtu.is_null(), extack) }
+    }
+
+    /// Makes the new device (and its peer), registers it (them).
+    ///
+    /// # Safety
+    ///
+    /// Called under rtnl with a device the core allocated for this kind,
+    /// not registered, `lower` registered or null, `peer_req` the request's
+    /// peer attribute (validated against the kind's policy, valid for the
+    /// call) or null.
+    unsafe fn newlink_dev(
         dev: *mut bindings::net_device,
         lower: *mut bindings::net_device,
         peer_req: *const bindings::nlattr,
@@ -215,9 +450,10 @@ impl<T: LinkKind> Callbacks<T> {
             // and addressed as the request asks or from the pattern.
             let peer = match (lower, T::PEER_PATTERN) {
                 (None, Some(pattern)) => {
-                    // SAFETY: `dev` is the core's new device, rtnl held; the
-                    // pattern is static and copied; `peer_req` is null or
-                    // valid for the call.
+                    // SAFETY: `dev` is the core's new device of our kind
+                    // (its `rtnl_link_ops` set), rtnl held; the pattern is
+                    // static and copied; `peer_req` is null or valid for the
+                    // call.
                     let p = unsafe {
                         bindings::dmn_link_create_peer(
                             dev,
@@ -245,7 +481,7 @@ impl<T: LinkKind> Callbacks<T> {
     ///
     /// # Safety
     ///
-    /// As for `newlink`; `peer`, if any, is allocated by
+    /// As for `newlink_dev`; `peer`, if any, is allocated by
     /// `dmn_link_create_peer`, not registered, and becomes ours to free.
     unsafe fn set_up_and_register(
         dev: *mut bindings::net_device,
@@ -367,16 +603,29 @@ impl<T: LinkKind> Callbacks<T> {
         Ok(())
     }
 
+    /// `dellink`: `ip link del`, the device's netns going or the kind's
+    /// unregistration; its peer goes with it (both unregistered in one
+    /// batch, so neither is freed while the other can follow its pointer).
+    ///
     /// # Safety
     ///
-    /// Called by the core under rtnl with a registered device of this kind.
-    unsafe extern "C" fn dellink(dev: *mut bindings::net_device) -> *mut bindings::net_device {
+    /// Called by the core under rtnl with a registered device of this kind
+    /// and the list it batches unregistrations on.
+    unsafe extern "C" fn dellink(dev: *mut bindings::net_device, head: *mut bindings::list_head) {
         // SAFETY: a device of ours, registered, so its data is set.
         let (nd, data) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev)) };
-        T::dellink(nd, data, &Rtnl(PhantomData));
-        // Its peer goes with it (both unregistered in one batch, so neither
-        // is freed while the other can follow its pointer).
-        nd.peer().map_or(null_mut(), NetDev::as_raw)
+        if T::HAS_DELLINK {
+            T::dellink(nd, data, &Rtnl(PhantomData));
+        }
+        let peer = nd.peer().map_or(null_mut(), NetDev::as_raw);
+        // SAFETY: registered devices, rtnl held, the core's list. (A peer
+        // already queued is queued again: the list moves it in place.)
+        unsafe {
+            bindings::unregister_netdevice_queue(dev, head);
+            if !peer.is_null() {
+                bindings::unregister_netdevice_queue(peer, head);
+            }
+        }
     }
 
     /// `priv_destructor`: drops the device's data and its `ethtool_ops`.
@@ -403,33 +652,74 @@ impl<T: LinkKind> Callbacks<T> {
         }
     }
 
+    /// The netdevice notifier: a lower device's changes to the kind.
+    ///
     /// # Safety
     ///
-    /// Called under rtnl; `dev` is registered; `upper`, if not null, is a
-    /// registered device of this kind riding on `dev`.
+    /// Called by the core's netdevice notifier chain (under rtnl) with a
+    /// `netdev_notifier_info` in `ptr`, while the kind is registered.
     unsafe extern "C" fn lower_event(
-        dev: *mut bindings::net_device,
-        upper: *mut bindings::net_device,
-        what: i32,
-    ) {
-        let event = match what as u32 {
-            bindings::DMN_LOWER_REGISTER => LowerEvent::Registered,
-            bindings::DMN_LOWER_UNREGISTER => LowerEvent::Unregistering,
-            bindings::DMN_LOWER_STATE => LowerEvent::State,
-            bindings::DMN_LOWER_MTU => LowerEvent::Mtu,
-            _ => return,
+        _nb: *mut bindings::notifier_block,
+        event: c_ulong,
+        ptr: *mut c_void,
+    ) -> c_int {
+        let done = bindings::NOTIFY_DONE as c_int;
+        let Ok(event) = u32::try_from(event) else {
+            return done;
         };
-        // SAFETY: registered and, under rtnl, not freed during the call.
+        let event = match event {
+            bindings::netdev_cmd_NETDEV_REGISTER => LowerEvent::Registered,
+            // A netns move unregisters and registers again: a loss too.
+            bindings::netdev_cmd_NETDEV_UNREGISTER => LowerEvent::Unregistering,
+            bindings::netdev_cmd_NETDEV_UP
+            | bindings::netdev_cmd_NETDEV_DOWN
+            | bindings::netdev_cmd_NETDEV_CHANGE => LowerEvent::State,
+            bindings::netdev_cmd_NETDEV_CHANGEMTU => LowerEvent::Mtu,
+            _ => return done,
+        };
+        // SAFETY: the chain's info, for a registered device which, under
+        // rtnl, is not freed during the call; our rx_handler's data is a
+        // registered device of this kind (`KindState`'s invariant).
+        let (dev, upper) = unsafe {
+            let dev = bindings::dmn_netdev_notifier_dev(ptr);
+            (dev, bindings::dmn_lower_upper(dev, rx_handler()))
+        };
+        // SAFETY: as above.
         let lower = unsafe { LowerDev::from_raw(dev) };
         let upper = if upper.is_null() {
             None
         } else {
-            // SAFETY: as the caller guarantees: a device of ours with its data.
+            // SAFETY: as above: a device of ours with its data.
             Some(unsafe { (NetDev::from_raw(upper), priv_of::<T>(upper)) })
         };
         T::lower_event(lower, upper, event, &Rtnl(PhantomData));
+        done
     }
 
+    /// The rx_handler on a lower device: what the helper's filter lets
+    /// through goes to the stacked device it carries.
+    ///
+    /// # Safety
+    ///
+    /// Called by the core's receive path (RCU read side) for a frame on a
+    /// device this kind's rx_handler is registered on.
+    unsafe extern "C" fn rx_handler(
+        pskb: *mut *mut bindings::sk_buff,
+    ) -> bindings::rx_handler_result_t {
+        let mut upper = null_mut();
+        let mut deliver = null_mut();
+        // SAFETY: as the caller guarantees; the handler's data is a stacked
+        // device of this kind (`LowerLink::attach`).
+        let r = unsafe { bindings::dmn_lower_rx_filter(pskb, &mut upper, &mut deliver) };
+        if !deliver.is_null() {
+            // SAFETY: the filter hands over `deliver`, for `upper`, attached.
+            unsafe { Self::receive(upper, deliver) };
+        }
+        r
+    }
+
+    /// Hands a frame to the driver.
+    ///
     /// # Safety
     ///
     /// Called by our rx_handler (RCU read side) with a device of this kind
@@ -446,60 +736,104 @@ impl<T: LinkKind> Callbacks<T> {
         };
         T::receive(nd, data, skb);
     }
-
-    const TABLE: bindings::dmn_link_callbacks = bindings::dmn_link_callbacks {
-        newlink: Some(Self::newlink),
-        dellink: Some(Self::dellink),
-        destructor: Some(Self::destructor),
-        lower_event: Some(Self::lower_event),
-        receive: Some(Self::receive),
-    };
-
-    const fn build() -> &'static bindings::dmn_link_callbacks {
-        &Self::TABLE
-    }
 }
-
-/// Whether a kind is registered: the helper holds one.
-static REGISTERED: AtomicBool = AtomicBool::new(false);
 
 /// A registered link kind (one per module); on drop every device of the
 /// kind is deleted, then the kind.
+///
+/// # Invariants
+///
+/// `state` is the [`KindState`] [`STATE`] points at, allocated by
+/// [`LinkRegistration::register`], its table and notifier registered.
 pub(crate) struct LinkRegistration<T: LinkKind> {
+    state: *mut KindState,
     _t: PhantomData<T>,
 }
 
+// SAFETY: the registration only holds the state to unregister and free it,
+// which any thread may do.
+unsafe impl<T: LinkKind> Send for LinkRegistration<T> {}
+// SAFETY: no method reads through a shared reference.
+unsafe impl<T: LinkKind> Sync for LinkRegistration<T> {}
+
 impl<T: LinkKind> LinkRegistration<T> {
     /// Registers `T`: devices get `queues` queues each way (unless the
-    /// request says otherwise) and accept MTUs up to `max_mtu`.
+    /// request says otherwise) and accept MTUs up to `max_mtu`; `EBUSY` if a
+    /// kind is registered already.
     pub(crate) fn register(queues: u32, max_mtu: u32) -> Result<Self> {
-        if REGISTERED.swap(true, Ordering::SeqCst) {
-            return Err(EBUSY);
-        }
-        let table = Callbacks::<T>::build();
-        // SAFETY: the kind name and the table are static; the private area
-        // size is what `init_device` writes.
-        let r = to_result(unsafe {
-            bindings::dmn_link_register(
-                T::KIND.as_char_ptr().cast(),
-                core::mem::size_of::<DevPriv>(),
+        let state = KBox::new(
+            KindState {
+                ops: Opaque::new(Adapter::<T>::build()),
+                notifier: Opaque::new(bindings::notifier_block {
+                    notifier_call: Some(Adapter::<T>::lower_event),
+                    ..Default::default()
+                }),
+                policy: Adapter::<T>::policy(),
+                rx_handler: Some(Adapter::<T>::rx_handler),
                 queues,
                 max_mtu,
-                table,
-            )
-        });
+            },
+            GFP_KERNEL,
+        )?;
+        let state = KBox::into_raw(state);
+        // SAFETY: ours, not shared yet; the kind name is static.
+        unsafe {
+            let ops = (*state).ops.get();
+            (*ops).kind = T::KIND.as_char_ptr().cast();
+            (*ops).policy = (*state).policy.as_ptr();
+        }
+        // INVARIANT: published before the core can call the table.
+        if STATE
+            .compare_exchange(null_mut(), state, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // SAFETY: never published: still ours alone.
+            drop(unsafe { KBox::from_raw(state) });
+            return Err(EBUSY);
+        }
+        // SAFETY: the table lives until `unregister` (drop) frees it, after
+        // the core lets it go.
+        let mut r = to_result(unsafe { bindings::rtnl_link_register((*state).ops.get()) });
+        if r.is_ok() && T::HAS_LOWER_EVENT {
+            // SAFETY: as the table, the notifier lives until after its
+            // unregistration.
+            r = to_result(unsafe {
+                bindings::register_netdevice_notifier((*state).notifier.get())
+            });
+            if r.is_err() {
+                // SAFETY: registered just above; no device of it exists yet
+                // (only rtnetlink makes them, under rtnl, which the
+                // unregistration waits for and then deletes).
+                unsafe { bindings::rtnl_link_unregister((*state).ops.get()) };
+            }
+        }
         if let Err(e) = r {
-            REGISTERED.store(false, Ordering::SeqCst);
+            STATE.store(null_mut(), Ordering::Release);
+            // SAFETY: the core holds no pointer into it any more.
+            drop(unsafe { KBox::from_raw(state) });
             return Err(e);
         }
-        Ok(Self { _t: PhantomData })
+        Ok(Self {
+            state,
+            _t: PhantomData,
+        })
     }
 }
 
 impl<T: LinkKind> Drop for LinkRegistration<T> {
     fn drop(&mut self) {
-        // SAFETY: registered by `register`; waits for the devices to go.
-        unsafe { bindings::dmn_link_unregister() };
-        REGISTERED.store(false, Ordering::SeqCst);
+        // SAFETY: registered by `register` (type invariant); the core's
+        // unregistration deletes every device of the kind and waits for
+        // them, then the notifier's waits for running calls. Nothing reads
+        // the state after: no device of the kind is left to call `setup`,
+        // the queue counts or the rx_handler (detached by `dellink`).
+        unsafe {
+            bindings::rtnl_link_unregister((*self.state).ops.get());
+            if T::HAS_LOWER_EVENT {
+                bindings::unregister_netdevice_notifier((*self.state).notifier.get());
+            }
+            STATE.store(null_mut(), Ordering::Release);
+            drop(KBox::from_raw(self.state));
+        }
     }
 }
