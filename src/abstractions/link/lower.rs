@@ -11,8 +11,9 @@
 //! link kind as a [`LowerEvent`].
 
 use super::{
-    kind::{registered_ops, rx_handler},
-    name_of, Rtnl,
+    name_of,
+    table::{registered_ops, rx_handler},
+    Rtnl,
 };
 use crate::abstractions::{bindings, extack::Extack, netdev::NetDev, skb::SkBuff};
 use core::{
