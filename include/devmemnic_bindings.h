@@ -11,6 +11,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
+#include <net/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
 #include <net/page_pool/types.h>

@@ -13,6 +13,7 @@
 
 #include <linux/workqueue.h>
 #include <linux/types.h>
+#include <linux/netdevice.h>
 
 struct device;
 struct kunit;
@@ -248,10 +249,6 @@ struct bpf_prog *dmn_netdev_bpf_prog(const struct netdev_bpf *bpf);
 struct netlink_ext_ack *dmn_netdev_bpf_extack(const struct netdev_bpf *bpf);
 
 /* A link kind and the lower device a stacked device rides on (link.c). */
-#define DMN_LOWER_REGISTER 0
-#define DMN_LOWER_UNREGISTER 1
-#define DMN_LOWER_STATE 2
-#define DMN_LOWER_MTU 3
 /*
  * The kind's attributes in IFLA_INFO_DATA (userspace's ABI: tools/link sends
  * them): IFLA_DEVMEMNIC_PEER is the peer's struct ifinfomsg followed by its
@@ -264,40 +261,26 @@ enum {
 };
 #define IFLA_DEVMEMNIC_MAX (__IFLA_DEVMEMNIC_MAX - 1)
 struct nlattr;
-struct dmn_link_callbacks {
-	/* Sets up and registers @dev (@lower: IFLA_LINK's, or NULL; @peer_req:
-	 * IFLA_DEVMEMNIC_PEER, or NULL). */
-	int (*newlink)(struct net_device *dev, struct net_device *lower,
-		       const struct nlattr *peer_req, bool mtu_given,
-		       struct netlink_ext_ack *extack);
-	/* Before @dev is unregistered by `ip link del` (or its netns going):
-	 * returns its peer, to be unregistered with it, or NULL. */
-	struct net_device *(*dellink)(struct net_device *dev);
-	/* dev->priv_destructor: the driver's data goes (registered or not). */
-	void (*destructor)(struct net_device *dev);
-	/* DMN_LOWER_*: something happened to @dev (any device), which carries
-	 * @upper (or NULL); rtnl held. */
-	void (*lower_event)(struct net_device *dev, struct net_device *upper, int what);
-	/* A frame from @upper's lower device for @upper (the caller's now). */
-	void (*receive)(struct net_device *upper, struct sk_buff *skb);
-};
-int dmn_link_register(const char *kind, size_t priv_size, unsigned int queues,
-		      unsigned int max_mtu, const struct dmn_link_callbacks *cbs);
-void dmn_link_unregister(void);
+struct net;
+struct rtnl_link_ops;
 struct net_device *dmn_link_create_peer(struct net_device *dev, const char *pattern,
 					const struct nlattr *peer_req,
 					struct netlink_ext_ack *extack);
 void dmn_link_free_unregistered(struct net_device *dev);
-bool dmn_link_is_ours(const struct net_device *dev);
-void dmn_link_for_each(struct net_device *in_net_of, void (*f)(struct net_device *dev, void *ctx),
-		       void *ctx);
+u32 dmn_nla_get_u32(const struct nlattr *nla);
+void dmn_link_for_each(struct net_device *in_net_of, const struct rtnl_link_ops *ops,
+		       void (*f)(struct net_device *dev, void *ctx), void *ctx);
 int dmn_register_netdevice(struct net_device *dev);
 void dmn_unregister_netdevice(struct net_device *dev);
-int dmn_lower_check(struct net_device *lower, struct netlink_ext_ack *extack);
+int dmn_lower_check(struct net_device *lower, const struct rtnl_link_ops *ours,
+		    struct netlink_ext_ack *extack);
+rx_handler_result_t dmn_lower_rx_filter(struct sk_buff **pskb, struct net_device **upper,
+					struct sk_buff **deliver);
 int dmn_lower_attach(struct net_device *lower, struct net_device *upper,
-		     struct netlink_ext_ack *extack);
+		     rx_handler_func_t *handler, struct netlink_ext_ack *extack);
 void dmn_lower_detach(struct net_device *lower, struct net_device *upper);
-struct net_device *dmn_lower_upper(struct net_device *lower);
+struct net_device *dmn_lower_upper(struct net_device *lower, rx_handler_func_t *handler);
+struct net_device *dmn_netdev_notifier_dev(void *ptr);
 int dmn_lower_xmit(struct net_device *lower, struct sk_buff *skb);
 bool dmn_xmit_ok(int ret);
 void dmn_lower_uc_add(struct net_device *lower, const struct net_device *upper);
@@ -308,11 +291,10 @@ int dmn_netdev_ifindex(const struct net_device *dev);
 const char *dmn_netdev_name(const struct net_device *dev);
 int dmn_netdev_set_mtu(struct net_device *dev, unsigned int mtu);
 bool dmn_rtnl_is_locked(void);
-struct net;
-struct rtnl_link_ops;
-int dmn_link_newlink_common(struct net *link_net, struct net_device *dev, struct nlattr *tb[],
-			    struct nlattr *data[], struct netlink_ext_ack *extack);
-void dmn_link_ops_set_newlink(struct rtnl_link_ops *ops);
+#ifdef DMN_NEWLINK_PARAMS
+struct rtnl_newlink_params;
+struct net *dmn_rtnl_newlink_link_net(struct rtnl_newlink_params *params);
+#endif
 void dmn_netdev_lockdep_set_classes(struct net_device *dev);
 struct sk_buff *dmn_skb_copy_shape(const struct sk_buff *skb);
 void *dmn_skb_frag_address(struct sk_buff *skb, unsigned int i);

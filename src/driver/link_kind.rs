@@ -21,6 +21,7 @@ use crate::abstractions::{
 };
 use kernel::{c_str, prelude::*, str::CStr};
 
+#[vtable]
 impl LinkKind for Nic {
     const KIND: &'static CStr = c_str!("devmemnic");
     const VTABLES: Vtables<Nic> = VTABLES;

@@ -26,7 +26,8 @@
  *                         xdp_update_skb_shared_info()
  *   DMN_NEWLINK_PARAMS    rtnl_link_ops.newlink() takes a struct
  *                         rtnl_newlink_params (7.2); 6.12 passes the link
- *                         netns and the attribute tables as arguments
+ *                         netns and the attribute tables as arguments (the
+ *                         trampoline is Rust's: abstractions/link/kind.rs)
  *   DMN_IRQ_MOVE_PCNTXT   an IRQ moves its affinity from its next interrupt
  *                         unless flagged IRQ_MOVE_PCNTXT (6.12); 7.2 dropped
  *                         the flag and moves it at once
@@ -368,27 +369,13 @@ void dmn_kunit_fail(struct kunit *test, const void *fmt_args)
 MODULE_INFO(features, "devmem-rx xdp" DMN_FEATURE_DEVMEM_TX DMN_FEATURE_HDS_THRESH
 	    DMN_FEATURE_RX_BUF_LEN DMN_FEATURE_NAPI_CONFIG DMN_FEATURE_KUNIT);
 
-/* A link kind's newlink() (link.c), in each kernel's signature. */
 #ifdef DMN_NEWLINK_PARAMS
-static int dmn_link_newlink(struct net_device *dev, struct rtnl_newlink_params *params,
-			    struct netlink_ext_ack *extack)
+/* A link kind's newlink() gets its link netns so (src/abstractions/link/kind.rs). */
+struct net *dmn_rtnl_newlink_link_net(struct rtnl_newlink_params *params)
 {
-	return dmn_link_newlink_common(rtnl_newlink_link_net(params), dev, params->tb, params->data,
-				       extack);
-}
-#else
-static int dmn_link_newlink(struct net *src_net, struct net_device *dev, struct nlattr *tb[],
-			    struct nlattr *data[], struct netlink_ext_ack *extack)
-{
-	/* (6.12 passes the netns of IFLA_LINK as src_net when one is given.) */
-	return dmn_link_newlink_common(src_net, dev, tb, data, extack);
+	return rtnl_newlink_link_net(params);
 }
 #endif
-
-void dmn_link_ops_set_newlink(struct rtnl_link_ops *ops)
-{
-	ops->newlink = dmn_link_newlink;
-}
 
 /* A stacked device's own lock classes (netdev_lock.h on 7.2). */
 void dmn_netdev_lockdep_set_classes(struct net_device *dev)

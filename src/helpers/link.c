@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A link kind (`ip link add NAME link LOWER type KIND`) and the lower
- * device a stacked device rides on: rtnl_link_ops, the rx_handler on the
- * lower device, transmit through it, and the netdevice notifier that
- * reports its changes (src/abstractions/link.rs).
- * (newlink()'s arguments differ between the kernels: compat.c adapts them.)
+ * What the link kind and the lower device (src/abstractions/link/) need of
+ * C. The kind's rtnl_link_ops (setup, newlink, dellink, queue counts,
+ * policy), the netdevice notifier and the rx_handler are Rust's (kind.rs);
+ * here are the parts made of static inlines and macros. The peer's request is parsed
+ * with the netlink macros (NL_SET_ERR_MSG_ATTR, nla_*) and for_each_netdev;
+ * the rx_handler's filter is a dozen skb/Ethernet static inlines
+ * (skb_vlan_tag_present, eth_hdr, skb_share_check, the core's rx_dropped)
+ * that would each need a wrapper, so it stays here as one function, with no
+ * callback: it tells the Rust handler what to deliver. netpoll's transmit
+ * takes the queue lock with HARD_TX_TRYLOCK, a macro.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
@@ -15,72 +20,6 @@
 #include <net/rtnetlink.h>
 
 #include "devmemnic_helpers.h"
-
-static const struct dmn_link_callbacks *dmn_link_cbs;
-static struct rtnl_link_ops dmn_link_ops;
-static unsigned int dmn_link_queues;
-static unsigned int dmn_link_max_mtu;
-
-static void dmn_link_setup(struct net_device *dev)
-{
-	ether_setup(dev);
-	dev->max_mtu = dmn_link_max_mtu;
-	/* The core frees the device after the driver's data goes. */
-	dev->needs_free_netdev = true;
-	dev->priv_destructor = dmn_link_cbs->destructor;
-}
-
-static unsigned int dmn_link_num_queues(void)
-{
-	return dmn_link_queues;
-}
-
-/*
- * The kind's own attributes (IFLA_INFO_DATA): IFLA_DEVMEMNIC_PEER, the
- * peer's ifinfomsg and IFLA_* attributes, as veth's VETH_INFO_PEER.
- */
-static const struct nla_policy dmn_link_policy[IFLA_DEVMEMNIC_MAX + 1] = {
-	[IFLA_DEVMEMNIC_PEER] = { .len = sizeof(struct ifinfomsg) },
-};
-
-/*
- * newlink(), its arguments taken apart by compat.c's: @tb, @data (the kind's
- * attributes, or NULL), and the netns of IFLA_LINK.
- */
-int dmn_link_newlink_common(struct net *link_net, struct net_device *dev, struct nlattr *tb[],
-			    struct nlattr *data[], struct netlink_ext_ack *extack)
-{
-	const struct nlattr *peer = data ? data[IFLA_DEVMEMNIC_PEER] : NULL;
-	struct net_device *lower = NULL;
-
-	if (tb[IFLA_LINK]) {
-		lower = __dev_get_by_index(link_net, nla_get_u32(tb[IFLA_LINK]));
-		if (!lower) {
-			NL_SET_ERR_MSG(extack, "devmemnic: no such lower device");
-			return -ENODEV;
-		}
-		if (peer) {
-			NL_SET_ERR_MSG(extack, "devmemnic: a device stacked on a lower device has no peer");
-			return -EINVAL;
-		}
-	}
-	/* Its own lock classes: its transmit nests the lower device's. */
-	dmn_netdev_lockdep_set_classes(dev);
-	if (!tb[IFLA_ADDRESS])
-		eth_hw_addr_random(dev);
-	return dmn_link_cbs->newlink(dev, lower, peer, !!tb[IFLA_MTU], extack);
-}
-
-/* Deletes @dev, and its peer if it has one (a pair goes whole). */
-static void dmn_link_dellink(struct net_device *dev, struct list_head *head)
-{
-	struct net_device *peer = dmn_link_cbs->dellink(dev);
-
-	unregister_netdevice_queue(dev, head);
-	/* (Queued again if already queued: the list moves it in place.) */
-	if (peer)
-		unregister_netdevice_queue(peer, head);
-}
 
 /*
  * The name and address @peer_req (an IFLA_DEVMEMNIC_PEER) asks of a peer:
@@ -128,7 +67,7 @@ static int dmn_link_peer_req(const struct nlattr *peer_req, char *name, struct n
 }
 
 /*
- * A peer for @dev, allocated as the core allocates a device of the kind
+ * A peer for @dev, allocated as the core allocates a device of @dev's kind
  * (its setup, queue counts), in @dev's netns: named and addressed as
  * @peer_req asks (NULL: named by the pattern @pattern when registered, a
  * random address); an ERR_PTR on failure.
@@ -151,7 +90,7 @@ struct net_device *dmn_link_create_peer(struct net_device *dev, const char *patt
 		if (strcmp(name, pattern))
 			assign = NET_NAME_USER;
 	}
-	peer = rtnl_create_link(dev_net(dev), name, assign, &dmn_link_ops, tb, extack);
+	peer = rtnl_create_link(dev_net(dev), name, assign, dev->rtnl_link_ops, tb, extack);
 	if (IS_ERR(peer))
 		return peer;
 	dmn_netdev_lockdep_set_classes(peer);
@@ -160,71 +99,26 @@ struct net_device *dmn_link_create_peer(struct net_device *dev, const char *patt
 	return peer;
 }
 
+u32 dmn_nla_get_u32(const struct nlattr *nla)
+{
+	return nla_get_u32(nla);
+}
+
 /* Frees a device never registered (its data already released). */
 void dmn_link_free_unregistered(struct net_device *dev)
 {
 	free_netdev(dev);
 }
 
-static struct rtnl_link_ops dmn_link_ops = {
-	.setup = dmn_link_setup,
-	.dellink = dmn_link_dellink,
-	.get_num_tx_queues = dmn_link_num_queues,
-	.get_num_rx_queues = dmn_link_num_queues,
-	.maxtype = IFLA_DEVMEMNIC_MAX,
-	.policy = dmn_link_policy,
-};
-
-static struct notifier_block dmn_netdev_notifier;
-
-/*
- * Registers the kind and the notifier that reports lower devices' changes
- * (the one kind a module has: @cbs, @queues per device, MTUs up to @max_mtu).
- */
-int dmn_link_register(const char *kind, size_t priv_size, unsigned int queues,
-		      unsigned int max_mtu, const struct dmn_link_callbacks *cbs)
-{
-	int err;
-
-	dmn_link_cbs = cbs;
-	dmn_link_queues = queues;
-	dmn_link_max_mtu = max_mtu;
-	dmn_link_ops.kind = kind;
-	dmn_link_ops.priv_size = priv_size;
-	dmn_link_ops_set_newlink(&dmn_link_ops);
-	err = rtnl_link_register(&dmn_link_ops);
-	if (err)
-		return err;
-	err = register_netdevice_notifier(&dmn_netdev_notifier);
-	if (err)
-		rtnl_link_unregister(&dmn_link_ops);
-	return err;
-}
-
-/*
- * Deletes every device of the kind (in every netns; their lower devices
- * are let go), then the kind and the notifier.
- */
-void dmn_link_unregister(void)
-{
-	rtnl_link_unregister(&dmn_link_ops);
-	unregister_netdevice_notifier(&dmn_netdev_notifier);
-}
-
-bool dmn_link_is_ours(const struct net_device *dev)
-{
-	return dev->rtnl_link_ops == &dmn_link_ops;
-}
-
-/* Calls @f on each device of the kind in @net's netns; rtnl held. */
-void dmn_link_for_each(struct net_device *in_net_of, void (*f)(struct net_device *dev, void *ctx),
-		       void *ctx)
+/* Calls @f on each device of kind @ops in @in_net_of's netns; rtnl held. */
+void dmn_link_for_each(struct net_device *in_net_of, const struct rtnl_link_ops *ops,
+		       void (*f)(struct net_device *dev, void *ctx), void *ctx)
 {
 	struct net_device *dev;
 
 	ASSERT_RTNL();
 	for_each_netdev(dev_net(in_net_of), dev)
-		if (dev->rtnl_link_ops == &dmn_link_ops)
+		if (dev->rtnl_link_ops == ops)
 			f(dev, ctx);
 }
 
@@ -238,14 +132,18 @@ void dmn_unregister_netdevice(struct net_device *dev)
 	unregister_netdevice(dev);
 }
 
-/* Whether @lower can carry a stacked device: Ethernet, not loopback, free. */
-int dmn_lower_check(struct net_device *lower, struct netlink_ext_ack *extack)
+/*
+ * Whether @lower can carry a stacked device: Ethernet, not loopback, not of
+ * kind @ours (NULL: none registered), free.
+ */
+int dmn_lower_check(struct net_device *lower, const struct rtnl_link_ops *ours,
+		    struct netlink_ext_ack *extack)
 {
 	if (lower->type != ARPHRD_ETHER || (lower->flags & IFF_LOOPBACK)) {
 		NL_SET_ERR_MSG(extack, "devmemnic: the lower device must be Ethernet");
 		return -EINVAL;
 	}
-	if (lower->rtnl_link_ops == &dmn_link_ops) {
+	if (ours && lower->rtnl_link_ops == ours) {
 		NL_SET_ERR_MSG(extack, "devmemnic: cannot stack on a devmemnic device");
 		return -EINVAL;
 	}
@@ -258,18 +156,23 @@ int dmn_lower_check(struct net_device *lower, struct netlink_ext_ack *extack)
 }
 
 /*
- * The rx_handler on a lower device, its data the stacked device: frames
- * unicast to the stacked device's address go to it (as a NIC's MAC filter
- * takes them), broadcast and multicast ones are copied to it and go on,
- * the rest go on. The driver gets frames starting at their Ethernet header.
+ * The filter of the rx_handler (src/abstractions/link/kind.rs) on a lower
+ * device, its data the stacked device (into @upper): frames unicast to the
+ * stacked device's address go to it (as a NIC's MAC filter takes them),
+ * broadcast and multicast ones are copied to it and go on, the rest go on.
+ * What goes to @upper is left in @deliver (else NULL), starting at its
+ * Ethernet header; returns the handler's verdict.
  */
-static rx_handler_result_t dmn_lower_rx_handler(struct sk_buff **pskb)
+rx_handler_result_t dmn_lower_rx_filter(struct sk_buff **pskb, struct net_device **upper,
+					struct sk_buff **deliver)
 {
 	struct sk_buff *skb = *pskb;
-	struct net_device *upper = rcu_dereference(skb->dev->rx_handler_data);
+	struct net_device *dev = rcu_dereference(skb->dev->rx_handler_data);
 	const struct ethhdr *eth = eth_hdr(skb);
 	struct sk_buff *copy;
 
+	*upper = dev;
+	*deliver = NULL;
 	if (skb_vlan_tag_present(skb) || skb->pkt_type == PACKET_LOOPBACK)
 		return RX_HANDLER_PASS;
 	/*
@@ -281,39 +184,39 @@ static rx_handler_result_t dmn_lower_rx_handler(struct sk_buff **pskb)
 		copy = skb_clone(skb, GFP_ATOMIC);
 		if (copy) {
 			skb_push(copy, copy->data - skb_mac_header(copy));
-			dmn_link_cbs->receive(upper, copy);
+			*deliver = copy;
 		} else {
-			dev_core_stats_rx_dropped_inc(upper);
+			dev_core_stats_rx_dropped_inc(dev);
 		}
 		return RX_HANDLER_PASS;
 	}
-	if (!ether_addr_equal_64bits(eth->h_dest, upper->dev_addr))
+	if (!ether_addr_equal_64bits(eth->h_dest, dev->dev_addr))
 		return RX_HANDLER_PASS;
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (skb) {
 		skb_push(skb, skb->data - skb_mac_header(skb));
-		dmn_link_cbs->receive(upper, skb);
+		*deliver = skb;
 	} else {
-		dev_core_stats_rx_dropped_inc(upper);
+		dev_core_stats_rx_dropped_inc(dev);
 	}
 	return RX_HANDLER_CONSUMED;
 }
 
 /*
- * Makes @upper ride on @lower: a reference, the rx_handler, the upper/lower
- * link the core shows. rtnl held.
+ * Makes @upper (of a registered kind) ride on @lower: a reference, @handler
+ * as its rx_handler, the upper/lower link the core shows. rtnl held.
  */
 int dmn_lower_attach(struct net_device *lower, struct net_device *upper,
-		     struct netlink_ext_ack *extack)
+		     rx_handler_func_t *handler, struct netlink_ext_ack *extack)
 {
 	int err;
 
 	ASSERT_RTNL();
-	err = dmn_lower_check(lower, extack);
+	err = dmn_lower_check(lower, upper->rtnl_link_ops, extack);
 	if (err)
 		return err;
 	dev_hold(lower);
-	err = netdev_rx_handler_register(lower, dmn_lower_rx_handler, upper);
+	err = netdev_rx_handler_register(lower, handler, upper);
 	if (err)
 		goto put;
 	err = netdev_upper_dev_link(lower, upper, extack);
@@ -336,10 +239,10 @@ void dmn_lower_detach(struct net_device *lower, struct net_device *upper)
 	dev_put(lower);
 }
 
-/* The stacked device riding on @lower, if any; rtnl held. */
-struct net_device *dmn_lower_upper(struct net_device *lower)
+/* The stacked device riding on @lower with @handler, if any; rtnl held. */
+struct net_device *dmn_lower_upper(struct net_device *lower, rx_handler_func_t *handler)
 {
-	if (rcu_access_pointer(lower->rx_handler) != dmn_lower_rx_handler)
+	if (rcu_access_pointer(lower->rx_handler) != handler)
 		return NULL;
 	return rtnl_dereference(lower->rx_handler_data);
 }
@@ -428,37 +331,11 @@ int dmn_netdev_set_mtu(struct net_device *dev, unsigned int mtu)
 	return dev_set_mtu(dev, mtu);
 }
 
-static int dmn_netdev_event(struct notifier_block *nb, unsigned long event, void *ptr)
+/* The device a netdevice notifier's @ptr is about. */
+struct net_device *dmn_netdev_notifier_dev(void *ptr)
 {
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	int what;
-
-	switch (event) {
-	case NETDEV_REGISTER:
-		what = DMN_LOWER_REGISTER;
-		break;
-	case NETDEV_UNREGISTER:
-		/* A netns move unregisters and registers again: a loss too. */
-		what = DMN_LOWER_UNREGISTER;
-		break;
-	case NETDEV_UP:
-	case NETDEV_DOWN:
-	case NETDEV_CHANGE:
-		what = DMN_LOWER_STATE;
-		break;
-	case NETDEV_CHANGEMTU:
-		what = DMN_LOWER_MTU;
-		break;
-	default:
-		return NOTIFY_DONE;
-	}
-	dmn_link_cbs->lower_event(dev, dmn_lower_upper(dev), what);
-	return NOTIFY_DONE;
+	return netdev_notifier_info_to_dev(ptr);
 }
-
-static struct notifier_block dmn_netdev_notifier = {
-	.notifier_call = dmn_netdev_event,
-};
 
 bool dmn_rtnl_is_locked(void)
 {

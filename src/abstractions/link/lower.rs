@@ -10,7 +10,11 @@
 //! for the stacked device's address on it. What happens to it comes to the
 //! link kind as a [`LowerEvent`].
 
-use super::{name_of, Rtnl};
+use super::{
+    name_of,
+    table::{registered_ops, rx_handler},
+    Rtnl,
+};
 use crate::abstractions::{bindings, extack::Extack, netdev::NetDev, skb::SkBuff};
 use core::{
     ptr::null_mut,
@@ -93,8 +97,11 @@ impl LowerDev {
     /// Whether a stacked device could ride on it (Ethernet, not loopback, not
     /// one of ours, no other receive handler); the reason goes to `extack`.
     pub(crate) fn check(&self, extack: &Extack) -> Result {
-        // SAFETY: the device is allocated; the extack is valid or null.
-        to_result(unsafe { bindings::dmn_lower_check(self.as_raw(), extack.as_raw()) })
+        // SAFETY: the device is allocated; the kind's table is null or
+        // registered; the extack is valid or null.
+        to_result(unsafe {
+            bindings::dmn_lower_check(self.as_raw(), registered_ops(), extack.as_raw())
+        })
     }
 }
 
@@ -161,11 +168,24 @@ impl LowerLink {
         if !self.dev.load(Ordering::Acquire).is_null() {
             return Err(EBUSY);
         }
-        // SAFETY: both registered; rtnl held (the token). The rx_handler's
-        // data, `upper`, outlives the attachment: `LinkKind::dellink` runs
-        // before the device is unregistered, and `detach` is the only way off.
+        // Only a device of the registered kind: the handler reads its data.
+        let ops = registered_ops();
+        // SAFETY: the device is allocated; a plain field, set before its
+        // registration.
+        if ops.is_null() || unsafe { (*upper.as_raw()).rtnl_link_ops } != ops {
+            return Err(EINVAL);
+        }
+        // SAFETY: both registered; rtnl held (the token); the kind's handler.
+        // The rx_handler's data, `upper`, outlives the attachment:
+        // `LinkKind::dellink` runs before the device is unregistered, and
+        // `detach` is the only way off.
         to_result(unsafe {
-            bindings::dmn_lower_attach(lower.as_raw(), upper.as_raw(), extack.as_raw())
+            bindings::dmn_lower_attach(
+                lower.as_raw(),
+                upper.as_raw(),
+                rx_handler(),
+                extack.as_raw(),
+            )
         })?;
         // INVARIANT: attached.
         self.dev.store(lower.as_raw(), Ordering::Release);

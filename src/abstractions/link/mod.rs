@@ -17,9 +17,11 @@
 //! frames for the device's address come to [`LinkKind::receive`], and the
 //! lower device's changes to [`LinkKind::lower_event`].
 //!
-//! `kind.rs` holds the link kind (the trait, the new device's setup, the
-//! registration and its callbacks), `lower.rs` the lower device and the
-//! link to it; this file what both use: the rtnl token and device names.
+//! `kind.rs` holds the link kind (the trait, the new device's setup),
+//! `table.rs` its `rtnl_link_ops` built from the trait, the registration and
+//! the callbacks (the notifier and the rx_handler too), `lower.rs` the lower
+//! device and the link to it; this file what all use: the rtnl token and
+//! device names.
 //!
 //! [`NetDevOps`]: super::netdev_ops::NetDevOps
 
@@ -29,11 +31,11 @@ use kernel::{error::to_result, prelude::*, str::CStr};
 
 mod kind;
 mod lower;
+mod table;
 
-pub(crate) use kind::{
-    for_each_device, LinkKind, LinkRegistration, NewLink, NewLinkSetup, PeerSetup,
-};
+pub(crate) use kind::{for_each_device, LinkKind, NewLink, NewLinkSetup, PeerSetup};
 pub(crate) use lower::{IfName, LowerDev, LowerEvent, LowerLink, XmitError};
+pub(crate) use table::LinkRegistration;
 
 /// Proof that rtnl is held: only the abstraction makes one, in callbacks the
 /// core runs under rtnl, or [`Rtnl::held`] after checking.
