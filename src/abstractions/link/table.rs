@@ -18,6 +18,9 @@
 //! [`LinkRegistration`] places the built value in memory of its own, the
 //! [`KindState`] that the callbacks without an argument to find it by
 //! (`setup`, `get_num_*_queues`) read through [`STATE`].
+//!
+//! (Over ~600 lines: one C table's trampolines, each short, with the
+//! registration that owns the memory they read.)
 
 use super::{
     kind::{LinkKind, NewLink},
