@@ -595,6 +595,25 @@ pub mod mock {
     }
 
     impl MockNic {
+        /// A NIC with 16 channels of 16, 16 RX rings, the default
+        /// 128-entry indirection table and header split off: the tests'
+        /// starting point.
+        pub fn sixteen_queues() -> Self {
+            MockNic {
+                split: Some(DataSplit::Disabled),
+                ch: Channels {
+                    rx: 16,
+                    tx: 16,
+                    rx_max: 16,
+                    tx_max: 16,
+                    ..Default::default()
+                },
+                rings: 16,
+                table: ioc::default_table(128, 16),
+                ..Default::default()
+            }
+        }
+
         fn op(&mut self, s: String) -> NicResult<()> {
             let fails = self.fail.iter().any(|f| s.starts_with(f));
             self.log.push(s.clone());
@@ -701,19 +720,7 @@ mod tests {
     use super::*;
 
     fn dev() -> MockNic {
-        MockNic {
-            split: Some(DataSplit::Disabled),
-            ch: Channels {
-                rx: 16,
-                tx: 16,
-                rx_max: 16,
-                tx_max: 16,
-                ..Default::default()
-            },
-            rings: 16,
-            table: ioc::default_table(128, 16),
-            ..Default::default()
-        }
+        MockNic::sixteen_queues()
     }
 
     fn rule(q: u32) -> FlowRule {

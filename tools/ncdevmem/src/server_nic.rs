@@ -52,7 +52,6 @@ mod tests {
     use super::*;
     use crate::cli::parse_args;
     use crate::ethtool_ioctl::{self as ioc, decode_rule};
-    use crate::ethtool_nl::Channels;
     use crate::nic::mock::MockNic;
     use std::cell::RefCell;
     use std::rc::Rc;
@@ -86,18 +85,8 @@ mod tests {
 
     fn device(log: &Rc<RefCell<Vec<String>>>) -> MockNic {
         MockNic {
-            split: Some(DataSplit::Disabled),
-            ch: Channels {
-                rx: 16,
-                tx: 16,
-                rx_max: 16,
-                tx_max: 16,
-                ..Default::default()
-            },
-            rings: 16,
-            table: ioc::default_table(128, 16),
             sink: Some(log.clone()),
-            ..Default::default()
+            ..MockNic::sixteen_queues()
         }
     }
 
