@@ -23,9 +23,9 @@
 #include "devmemnic_helpers.h"
 
 /*
- * Constants bindgen cannot evaluate (function-like macros such as BIT()) or
- * names differently across kernels (7.2 makes the tcp-data-split values a
- * named enum).
+ * Constants bindgen cannot evaluate (function-like macros such as BIT(),
+ * sizeof) or names differently across kernels (7.2 makes the tcp-data-split
+ * values a named enum).
  */
 enum {
 	DMN_TCP_DATA_SPLIT_UNKNOWN = ETHTOOL_TCP_DATA_SPLIT_UNKNOWN,
@@ -36,6 +36,25 @@ enum {
 	DMN_RXH_IP_DST = RXH_IP_DST,
 	DMN_RXH_L4_B_0_1 = RXH_L4_B_0_1,
 	DMN_RXH_L4_B_2_3 = RXH_L4_B_2_3,
+	/* What napi_build_skb() and XDP keep at a buffer's end for skb_shared_info. */
+	DMN_SKB_SHINFO_ROOM = SKB_DATA_ALIGN(sizeof(struct skb_shared_info)),
+	DMN_PP_FLAG_DMA_MAP = PP_FLAG_DMA_MAP,
+	DMN_PP_FLAG_DMA_SYNC_DEV = PP_FLAG_DMA_SYNC_DEV,
+	DMN_PP_FLAG_ALLOW_UNREADABLE_NETMEM = PP_FLAG_ALLOW_UNREADABLE_NETMEM,
+	DMN_GFP_ATOMIC_NOWARN = GFP_ATOMIC | __GFP_NOWARN,
+	/* (As unsigned: the SKB_GSO_ enum is signed on 7.3.) */
+	DMN_SKB_GSO_TCPV4 = SKB_GSO_TCPV4,
+	DMN_SKB_GSO_TCPV6 = SKB_GSO_TCPV6,
+	DMN_SKB_GSO_TCP_ECN = SKB_GSO_TCP_ECN,
+	DMN_SKB_GSO_TCP_FIXEDID = SKB_GSO_TCP_FIXEDID,
+	DMN_SKB_GSO_IPXIP4 = SKB_GSO_IPXIP4,
+	DMN_SKB_GSO_IPXIP6 = SKB_GSO_IPXIP6,
+	/* Where the fields Rust reads are in struct page_pool and sk_buff (checked against bindgen). */
+	DMN_PAGE_POOL_MP_PRIV = offsetof(struct page_pool, mp_priv),
+	DMN_PAGE_POOL_SLOW = offsetof(struct page_pool, slow),
+	DMN_SKB_LEN = offsetof(struct sk_buff, len),
+	DMN_SKB_DATA = offsetof(struct sk_buff, data),
+	DMN_SKB_QUEUE_MAPPING = offsetof(struct sk_buff, queue_mapping),
 #ifdef DMN_ETHTOOL_OP_NEEDS_RTNL
 	DMN_ETHTOOL_OP_NEEDS_RTNL_SCHANNELS = ETHTOOL_OP_NEEDS_RTNL_SCHANNELS,
 #endif

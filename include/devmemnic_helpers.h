@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <linux/types.h>
 #include <linux/netdevice.h>
+#include <net/xdp.h>
 
 struct device;
 struct kunit;
@@ -144,20 +145,22 @@ struct net_device *dmn_napi_dev(struct napi_struct *napi);
 int dmn_napi_gro_receive(struct napi_struct *napi, struct sk_buff *skb);
 
 /* Socket buffers. */
-unsigned int dmn_skb_len(const struct sk_buff *skb);
+/* An skb's GSO fields (skb_shared_info's gso_type, gso_size, gso_segs). */
+struct dmn_gso {
+	u32 type;
+	u16 size;
+	u16 segs;
+};
 unsigned int dmn_skb_headlen(const struct sk_buff *skb);
-const void *dmn_skb_data(const struct sk_buff *skb);
-u16 dmn_skb_queue_mapping(const struct sk_buff *skb);
 bool dmn_skb_csum_partial(const struct sk_buff *skb);
 void dmn_skb_set_csum_unnecessary(struct sk_buff *skb);
 u32 *dmn_rxfh_ctx_indir(struct ethtool_rxfh_context *ctx);
 u8 *dmn_rxfh_ctx_key(struct ethtool_rxfh_context *ctx);
-void dmn_skb_fill_tx_csum(struct sk_buff *skb, const struct sk_buff *frame);
+int dmn_skb_csum_start(const struct sk_buff *skb, u16 *field);
+void dmn_skb_csum_write(struct sk_buff *skb, int start, int field);
 void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32 hash,
 		       bool l4_hash);
-void dmn_skb_mark_for_recycle(struct sk_buff *skb);
-void *dmn_skb_put(struct sk_buff *skb, unsigned int len);
-void dmn_skb_reserve(struct sk_buff *skb, int len);
+void dmn_skb_build_init(struct sk_buff *skb, unsigned int headroom, unsigned int len);
 unsigned int dmn_skb_frags(const struct sk_buff *skb);
 bool dmn_skb_frags_readable(const struct sk_buff *skb);
 unsigned int dmn_skb_frag_size(const struct sk_buff *skb, unsigned int i);
@@ -168,16 +171,16 @@ const struct net_device *dmn_skb_dev(const struct sk_buff *skb);
 void dmn_kfree_skb_any(struct sk_buff *skb);
 void dmn_consume_skb_any(struct sk_buff *skb);
 unsigned int dmn_skb_build_size(unsigned int data_len);
-unsigned int dmn_skb_shinfo_room(void);
 void dmn_local_bh_disable(void);
 void dmn_local_bh_enable(void);
-u32 dmn_skb_hash(const struct sk_buff *skb);
-void dmn_skb_copy_gso(struct sk_buff *to, const struct sk_buff *from);
-unsigned int dmn_skb_gso_segs(const struct sk_buff *skb);
-void dmn_skb_gro_complete(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 outer_off,
-			  bool outer_v6, bool inner_v6, u16 mss, u16 segs, bool fixed_id);
+u32 dmn_skb_hash(const struct sk_buff *skb, bool *l4);
+struct dmn_gso dmn_skb_gso(const struct sk_buff *skb);
+void dmn_skb_set_gso(struct sk_buff *skb, struct dmn_gso gso);
+void dmn_skb_set_gro(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 inner_nh_off,
+		     __be16 inner_proto, struct dmn_gso gso);
+struct sk_buff *dmn_skb_gso_segment(struct sk_buff *skb);
+struct sk_buff *dmn_skb_list_pop(struct sk_buff **list);
 void *dmn_skb_data_mut(struct sk_buff *skb);
-bool dmn_skb_l4_hash(const struct sk_buff *skb);
 void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4);
 
 /* Rings of pointers (ptr_ring): producer under its lock, one consumer. */
@@ -190,27 +193,16 @@ void *dmn_ring_consume(struct ptr_ring *ring);
 bool dmn_ring_empty(struct ptr_ring *ring);
 
 /* Page pools and netmem. */
-struct page_pool *dmn_page_pool_create(struct device *dma_dev, struct napi_struct *napi,
-				       struct net_device *netdev, unsigned int queue_idx,
-				       unsigned int pool_size, unsigned int order,
-				       bool allow_unreadable);
-void dmn_page_pool_destroy(struct page_pool *pool);
-bool dmn_page_pool_has_provider(const struct page_pool *pool);
-bool dmn_page_pool_allows_unreadable(const struct page_pool *pool);
 long dmn_page_pool_outstanding(struct page_pool *pool);
 void dmn_page_pool_debug(struct page_pool *pool);
-int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev);
 struct sk_buff *dmn_alloc_test_frame(unsigned int len);
 struct sk_buff *dmn_alloc_test_frame_frags(unsigned int head, unsigned int nr,
 					   unsigned int frag_len);
-unsigned long dmn_pp_alloc_netmem(struct page_pool *pool);
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);
 dma_addr_t dmn_netmem_dma_addr(unsigned long netmem);
-bool dmn_netmem_is_net_iov(unsigned long netmem);
 void *dmn_netmem_address(unsigned long netmem);
 void *dmn_pp_alloc_frag(struct page_pool *pool, unsigned int size, unsigned int *offset,
 			dma_addr_t *dma);
-void dmn_pp_free_frag(struct page_pool *pool, void *va);
 void dmn_pp_free_frag_va(void *va);
 void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
 				unsigned int size, unsigned int truesize);
@@ -220,33 +212,21 @@ void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,
 
 /* xdp.c: native XDP. */
 struct bpf_prog;
-struct netdev_bpf;
-struct xdp_rxq_info;
-struct xdp_buff;
+/* An xdp_buff with the RSS hash the RX metadata kfuncs report for it. */
+struct dmn_xdp_buff {
+	struct xdp_buff xdp;
+	u32 hash;
+	u32 hash_type;
+};
 void dmn_skb_take_xdp_frags(struct sk_buff *skb, const struct xdp_buff *xdp, u8 nr_frags,
 			    u32 size);
-void dmn_bpf_prog_put(struct bpf_prog *prog);
-bool dmn_bpf_prog_has_frags(const struct bpf_prog *prog);
 unsigned int dmn_xdp_headroom(void);
-unsigned int dmn_xdp_tailroom(void);
-unsigned int dmn_xdp_max_frags(void);
-struct xdp_rxq_info *dmn_xdp_rxq_register(struct net_device *dev, u32 queue,
-					  struct page_pool *pool);
-void dmn_xdp_rxq_unregister(struct xdp_rxq_info *rxq);
-u32 dmn_xdp_run(struct bpf_prog *prog, struct xdp_rxq_info *rxq, unsigned long head, u32 len,
-		const unsigned long *frags, const u32 *lens, u32 nr, u32 hash,
-		u32 hash_type, struct sk_buff **skb_out);
-void dmn_xdp_flush(void);
-struct xdp_frame;
-struct sk_buff *dmn_xdp_frame_to_skb(struct xdp_frame *frame, struct net_device *dev);
+u32 dmn_xdp_run_prog(struct bpf_prog *prog, struct dmn_xdp_buff *buf, struct xdp_rxq_info *rxq,
+		     unsigned long head, u32 len, const unsigned long *frags, const u32 *lens,
+		     u32 nr);
+struct sk_buff *dmn_xdp_build_skb(struct xdp_buff *xdp);
+void dmn_trace_xdp_exception(struct net_device *dev, struct bpf_prog *prog, u32 act);
 unsigned int dmn_current_cpu(void);
-struct sk_buff *dmn_skb_offloads_in_software(struct sk_buff *skb);
-struct sk_buff *dmn_skb_list_pop(struct sk_buff **list);
-void dmn_skb_set_queue_mapping(struct sk_buff *skb, u16 queue);
-void dmn_netdev_set_xdp_features(struct net_device *dev);
-bool dmn_netdev_bpf_is_setup_prog(const struct netdev_bpf *bpf);
-struct bpf_prog *dmn_netdev_bpf_prog(const struct netdev_bpf *bpf);
-struct netlink_ext_ack *dmn_netdev_bpf_extack(const struct netdev_bpf *bpf);
 
 /* A link kind and the lower device a stacked device rides on (link.c). */
 /*

@@ -577,8 +577,9 @@ pub(super) unsafe fn init_device<T: NetDevOps>(
         }
         if T::HAS_XDP_SETUP {
             // What the trampolines of `ndo_bpf` and the driver's receive
-            // path give: PASS, DROP, TX and multi-buffer frames.
-            bindings::dmn_netdev_set_xdp_features(raw);
+            // path give, and the RX metadata of its frames.
+            (*raw).xdp_features = super::xdp::XDP_FEATURES;
+            (*raw).xdp_metadata_ops = &super::xdp::XDP_METADATA_OPS;
         }
     }
     Ok(ethtool_ops)

@@ -199,20 +199,22 @@ impl<T: NetDevOps> OpsTable<T> {
         bpf: *mut bindings::netdev_bpf,
     ) -> i32 {
         // SAFETY: the core passes a valid request.
-        if !unsafe { bindings::dmn_netdev_bpf_is_setup_prog(bpf) } {
+        if unsafe { (*bpf).command } != bindings::bpf_netdev_command_XDP_SETUP_PROG {
             // Offload, AF_XDP zero-copy pools: not offered.
             return super::errno::eopnotsupp().to_errno();
         }
-        // SAFETY: the core passes a live device of ours and a valid request,
-        // whose program (if any) carries a reference moved to the driver, and
-        // whose extack is null or valid during this call (dropped before it
-        // returns).
+        // SAFETY: the core passes a live device of ours and a valid
+        // `XDP_SETUP_PROG` request (whose member of the union is the one
+        // read), whose program (if any) carries a reference moved to the
+        // driver, and whose extack is null or valid during this call
+        // (dropped before it returns).
         let (nd, data, prog, extack) = unsafe {
+            let req = &(*bpf).__bindgen_anon_1.__bindgen_anon_1;
             (
                 NetDev::from_raw(dev),
                 priv_of::<T>(dev),
-                NonNull::new(bindings::dmn_netdev_bpf_prog(bpf)).map(|p| XdpProg::from_raw(p)),
-                Extack::from_raw(bindings::dmn_netdev_bpf_extack(bpf)),
+                NonNull::new(req.prog).map(|p| XdpProg::from_raw(p)),
+                Extack::from_raw(req.extack),
             )
         };
         match T::xdp_setup(nd, data, prog, &extack) {

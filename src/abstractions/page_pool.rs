@@ -17,6 +17,17 @@ use super::{
 use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{error::from_err_ptr, prelude::*};
 
+// The fields of `struct page_pool` read here are where C has them.
+const _: () = {
+    assert!(
+        core::mem::offset_of!(bindings::page_pool, mp_priv)
+            == bindings::DMN_PAGE_POOL_MP_PRIV as usize
+    );
+    assert!(
+        core::mem::offset_of!(bindings::page_pool, slow) == bindings::DMN_PAGE_POOL_SLOW as usize
+    );
+};
+
 /// A page pool, destroyed on drop.
 ///
 /// # Invariants
@@ -66,19 +77,31 @@ impl PagePool {
         if cfg.order > Self::MAX_ORDER {
             return Err(EINVAL);
         }
-        // SAFETY: all pointers are live for the call; the pool keeps the devices and
-        // the NAPI, which its owner keeps alive and disabled until the pool is gone.
-        let raw = unsafe {
-            bindings::dmn_page_pool_create(
-                cfg.dma_dev.as_raw(),
-                cfg.napi.as_raw(),
-                cfg.netdev.as_raw(),
-                cfg.queue,
-                cfg.size,
-                cfg.order,
-                cfg.allow_unreadable,
-            )
-        };
+        let mut pp = bindings::page_pool_params::default();
+        // SAFETY: `pp` is zeroed, a valid value of either member of its two
+        // unions (integers and pointers); `fast` and `slow` are what C reads.
+        let (fast, slow) =
+            unsafe { (&mut pp.__bindgen_anon_1.fast, &mut pp.__bindgen_anon_2.slow) };
+        fast.order = cfg.order;
+        fast.pool_size = cfg.size;
+        fast.nid = bindings::NUMA_NO_NODE;
+        fast.dev = cfg.dma_dev.as_raw();
+        fast.napi = cfg.napi.as_raw();
+        fast.dma_dir = bindings::dma_data_direction_DMA_FROM_DEVICE;
+        fast.max_len = (kernel::page::PAGE_SIZE << cfg.order) as u32;
+        slow.netdev = cfg.netdev.as_raw();
+        slow.queue_idx = cfg.queue;
+        // A memory provider needs DMA_MAP and DMA_SYNC_DEV (it turns the sync
+        // off); the kernel attaches one only to a pool that allows unreadable
+        // netmem.
+        slow.flags = bindings::DMN_PP_FLAG_DMA_MAP | bindings::DMN_PP_FLAG_DMA_SYNC_DEV;
+        if cfg.allow_unreadable {
+            slow.flags |= bindings::DMN_PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+        }
+        // SAFETY: `pp` is valid for the call, and the pointers in it are live;
+        // the pool keeps the devices and the NAPI, which its owner keeps alive
+        // and disabled until the pool is gone.
+        let raw = unsafe { bindings::page_pool_create(&pp) };
         let raw = from_err_ptr(raw)?;
         // INVARIANT: created successfully.
         NonNull::new(raw)
@@ -103,11 +126,21 @@ impl PagePool {
 
     /// Whether the kernel attached a memory provider (a devmem binding).
     pub(crate) fn has_provider(&self) -> bool {
-        // SAFETY: the pool is live (type invariant).
-        unsafe { bindings::dmn_page_pool_has_provider(self.ptr.as_ptr()) }
+        // SAFETY: the pool is live (type invariant); its provider is set when
+        // it is created, never after.
+        unsafe { !(*self.ptr.as_ptr()).mp_priv.is_null() }
     }
 
-    /// Buffers handed out and not yet back in the pool or released.
+    /// Buffers handed out and not yet back in the pool (alloc cache,
+    /// recycle ring) or released: held by skbs, sockets or userspace tokens.
+    /// For a pool that no longer allocates (retired), this only goes down.
+    ///
+    /// The ring's entries are those from `consumer_head` up to `producer`: a
+    /// `ptr_ring` zeroes consumed slots lazily, in batches, so a slot behind
+    /// `consumer_head` may still look full while its buffer is out. Counting
+    /// non-NULL slots would call such buffers cached and let a devmem pool be
+    /// destroyed with buffers out (its deferred release then outlives our
+    /// parent device).
     pub(crate) fn outstanding(&self) -> isize {
         // SAFETY: the pool is live (type invariant); the helper takes the ring's
         // consumer lock itself.
@@ -122,16 +155,18 @@ impl PagePool {
 
     /// Whether the pool was created with `PP_FLAG_ALLOW_UNREADABLE_NETMEM`.
     pub(crate) fn allows_unreadable(&self) -> bool {
-        // SAFETY: the pool is live (type invariant).
-        unsafe { bindings::dmn_page_pool_allows_unreadable(self.ptr.as_ptr()) }
+        // SAFETY: the pool is live (type invariant); its flags are set when it
+        // is created, never after.
+        let flags = unsafe { (*self.ptr.as_ptr()).slow.flags };
+        flags & bindings::DMN_PP_FLAG_ALLOW_UNREADABLE_NETMEM != 0
     }
 
     /// The RX queue index the pool was created for, and whether it names `dev`.
     pub(crate) fn queue_of(&self, dev: &NetDev) -> (u32, bool) {
-        let mut nd = core::ptr::null_mut();
-        // SAFETY: the pool is live; `nd` is valid for a write.
-        let q = unsafe { bindings::dmn_page_pool_queue(self.ptr.as_ptr(), &mut nd) };
-        (q as u32, nd == dev.as_raw())
+        // SAFETY: the pool is live (type invariant); what it was created for
+        // is set when it is created, never after.
+        let slow = unsafe { &(*self.ptr.as_ptr()).slow };
+        (slow.queue_idx, slow.netdev == dev.as_raw())
     }
 
     /// Unlinks the pool from its NAPI, so the pool can be destroyed after that
@@ -157,7 +192,9 @@ impl PagePool {
         // SAFETY: the pool is live; its NAPI polls this call or is stopped
         // (`owner` is that NAPI's, while its proof lives), so nothing else uses
         // the pool's lockless cache.
-        let raw = unsafe { bindings::dmn_pp_alloc_netmem(self.ptr.as_ptr()) };
+        let raw = unsafe {
+            bindings::page_pool_alloc_netmems(self.ptr.as_ptr(), bindings::DMN_GFP_ATOMIC_NOWARN)
+        };
         // INVARIANT: a non-zero netmem is a buffer of this pool we now hold.
         (raw != 0).then(|| Netmem {
             raw,
@@ -185,7 +222,6 @@ impl PagePool {
             va,
             dma,
             size,
-            pool: self.ptr,
             dev: self.dev,
             _p: PhantomData,
         })
@@ -196,7 +232,7 @@ impl Drop for PagePool {
     fn drop(&mut self) {
         // SAFETY: live pool, destroyed once; buffers still in flight keep the pool's
         // memory until they come back (the core defers the release).
-        unsafe { bindings::dmn_page_pool_destroy(self.ptr.as_ptr()) };
+        unsafe { bindings::page_pool_destroy(self.ptr.as_ptr()) };
     }
 }
 
@@ -288,13 +324,13 @@ impl Drop for Netmem<'_> {
 ///
 /// # Invariants
 ///
-/// `va` is the kernel address of `size` bytes of a pool page fragment this value
-/// holds a reference to; `dma` is its bus address on `dev` (the pool's).
+/// `va` is the kernel address of `size` bytes of a fragment of a page of the
+/// pool of `'a` (which the page names), that this value holds a reference
+/// to; `dma` is its bus address on `dev` (the pool's).
 pub(crate) struct HostFrag<'a> {
     va: NonNull<core::ffi::c_void>,
     dma: DmaAddr,
     size: u32,
-    pool: NonNull<bindings::page_pool>,
     dev: *mut bindings::device,
     _p: PhantomData<&'a PagePool>,
 }
@@ -326,8 +362,9 @@ impl HostFrag<'_> {
 
 impl Drop for HostFrag<'_> {
     fn drop(&mut self) {
-        // SAFETY: we hold a reference to this fragment of a page of `pool`.
-        unsafe { bindings::dmn_pp_free_frag(self.pool.as_ptr(), self.va.as_ptr()) };
+        // SAFETY: we hold a reference to this fragment of a page of a live
+        // pool, which its page names (type invariant).
+        unsafe { bindings::dmn_pp_free_frag_va(self.va.as_ptr()) };
     }
 }
 

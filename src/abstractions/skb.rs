@@ -5,10 +5,35 @@
 //! C header: [`include/linux/skbuff.h`](srctree/include/linux/skbuff.h)
 
 use super::{bindings, netdev::NetDev};
+use crate::logic::gro::TCP_CWR;
 use core::ptr::NonNull;
 use kernel::prelude::*;
 
 pub(crate) use super::frame_reader::FrameReader;
+
+/// The `SKB_GSO_*` bits set here (`gso_type`).
+mod gso {
+    pub(super) use super::bindings::{
+        DMN_SKB_GSO_IPXIP4 as IPXIP4, DMN_SKB_GSO_IPXIP6 as IPXIP6, DMN_SKB_GSO_TCPV4 as TCPV4,
+        DMN_SKB_GSO_TCPV6 as TCPV6, DMN_SKB_GSO_TCP_ECN as TCP_ECN,
+        DMN_SKB_GSO_TCP_FIXEDID as TCP_FIXEDID,
+    };
+    /// The GSO types of TCP (IPv4, IPv6, ECN, fixed IPv4 ID): what a TSO
+    /// super-frame of the peer carries over to the receiver.
+    pub(super) const TCP: u32 = TCPV4 | TCPV6 | TCP_ECN | TCP_FIXEDID;
+}
+
+// The fields of `struct sk_buff` read here are where C has them (the rest,
+// bitfields and members of unions that differ between kernels, are read by
+// the C helpers).
+const _: () = {
+    use core::mem::offset_of;
+    assert!(offset_of!(bindings::sk_buff, len) == bindings::DMN_SKB_LEN as usize);
+    assert!(offset_of!(bindings::sk_buff, data) == bindings::DMN_SKB_DATA as usize);
+    assert!(
+        offset_of!(bindings::sk_buff, queue_mapping) == bindings::DMN_SKB_QUEUE_MAPPING as usize
+    );
+};
 
 /// An `sk_buff` the driver owns; dropping it frees it as a drop.
 ///
@@ -45,7 +70,7 @@ impl SkBuff {
     /// Total length in bytes (linear part and frags).
     pub(crate) fn len(&self) -> usize {
         // SAFETY: the skb is valid (type invariant).
-        unsafe { bindings::dmn_skb_len(self.ptr.as_ptr()) as usize }
+        unsafe { (*self.ptr.as_ptr()).len as usize }
     }
 
     /// Whether the CPU may read every frag (none is device memory: a dma-buf
@@ -71,9 +96,7 @@ impl SkBuff {
         let len = self.headlen();
         // SAFETY: the skb is valid (type invariant): `data` points at `headlen`
         // initialised bytes that live as long as the skb, which `&self` borrows.
-        unsafe {
-            core::slice::from_raw_parts(bindings::dmn_skb_data(self.ptr.as_ptr()).cast(), len)
-        }
+        unsafe { core::slice::from_raw_parts((*self.ptr.as_ptr()).data.cast_const(), len) }
     }
 
     /// The linear part to write; `None` when a clone shares it.
@@ -94,6 +117,15 @@ impl SkBuff {
     /// the whole, TCP checksum field included (the pseudo-header sum, as
     /// `CHECKSUM_PARTIAL` wants it). `layout` gives the offsets from
     /// the Ethernet header; `EINVAL` unless its headers are in the linear part.
+    ///
+    /// Receive coalescing's last step, as `tcp_gro_complete()` ends the
+    /// kernel's GRO and bnxt and mlx5 end their hardware GRO: the header
+    /// offsets (a tunnel's outer IP header as the network header, its inner
+    /// headers as the inner ones), `CHECKSUM_PARTIAL` over the TCP header,
+    /// and the GSO type: TCP over IPv4 or IPv6, `SKB_GSO_TCP_FIXEDID` if the
+    /// IPv4 ID stayed fixed (not under a tunnel, whose flag for it 6.12
+    /// lacks), the tunnel's `SKB_GSO_IPXIP4`/`6`, `SKB_GSO_TCP_ECN` if the
+    /// TCP header has CWR.
     pub(crate) fn complete_gro(&mut self, layout: &GroLayout, mss: u16, segs: u16) -> Result {
         let ip_len = if layout.inner_v6 { 40 } else { 20 };
         let need = usize::from(layout.tcp_off) + 20;
@@ -104,19 +136,48 @@ impl SkBuff {
         {
             return Err(EINVAL);
         }
-        // SAFETY: the skb is ours; the IP and TCP headers the helper writes and
-        // reads are inside its linear part (checked above).
+        let mut ty = if layout.inner_v6 {
+            gso::TCPV6
+        } else if layout.fixed_id && layout.outer_off.is_none() {
+            gso::TCPV4 | gso::TCP_FIXEDID
+        } else {
+            gso::TCPV4
+        };
+        if layout.outer_off.is_some() {
+            ty |= if layout.outer_v6 {
+                gso::IPXIP6
+            } else {
+                gso::IPXIP4
+            };
+        }
+        // (The TCP flags byte: inside the linear part, checked above.)
+        if self.head()[usize::from(layout.tcp_off) + 13] & TCP_CWR != 0 {
+            ty |= gso::TCP_ECN;
+        }
+        let inner_proto: u16 = if layout.inner_v6 {
+            bindings::ETH_P_IPV6 as u16
+        } else {
+            bindings::ETH_P_IP as u16
+        };
+        let gso = bindings::dmn_gso {
+            type_: ty,
+            size: mss,
+            segs,
+        };
+        let (nh_off, inner_nh_off) = match layout.outer_off {
+            Some(outer) => (outer, layout.inner_off),
+            None => (layout.inner_off, 0),
+        };
+        // SAFETY: the skb is ours; the headers whose offsets are set are
+        // inside its linear part (checked above).
         unsafe {
-            bindings::dmn_skb_gro_complete(
+            bindings::dmn_skb_set_gro(
                 self.ptr.as_ptr(),
-                layout.inner_off,
+                nh_off,
                 layout.tcp_off,
-                layout.outer_off.unwrap_or(0),
-                layout.outer_v6,
-                layout.inner_v6,
-                mss,
-                segs,
-                layout.fixed_id,
+                inner_nh_off,
+                inner_proto.to_be(),
+                gso,
             )
         };
         Ok(())
@@ -163,7 +224,7 @@ impl SkBuff {
     /// The TX queue the core chose.
     pub(crate) fn queue_mapping(&self) -> u16 {
         // SAFETY: the skb is valid (type invariant).
-        unsafe { bindings::dmn_skb_queue_mapping(self.ptr.as_ptr()) }
+        unsafe { (*self.ptr.as_ptr()).queue_mapping }
     }
 
     /// Whether the sender left the L4 checksum to the device.
@@ -196,13 +257,35 @@ impl SkBuff {
         unsafe { bindings::dmn_consume_skb_any(self.into_raw()) }
     }
 
-    /// Writes the L4 checksum that `frame`'s sender left to the device into
-    /// this skb, the same frame as received (TX checksum offload), where the
-    /// CPU can read the frame (not GSO, not device memory).
+    /// Writes the L4 checksum that `frame`'s sender left to the device
+    /// (`CHECKSUM_PARTIAL`) into this skb, the same frame as received, as a
+    /// NIC writes it on the wire (TX checksum offload; 0xffff for a zero
+    /// sum, `CSUM_MANGLED_0`, as `skb_checksum_help()` does).
+    ///
+    /// Done on the receiver's copy, which this device owns, rather than on
+    /// the sent skb, which TCP shares with its retransmit queue. A GSO frame
+    /// stands for segments whose sums nobody reads (it is received whole, as
+    /// GRO would merge them), and device memory is not readable by the CPU:
+    /// both keep the sender's partial sum, as does a field outside the
+    /// linear part.
     pub(crate) fn fill_tx_csum(&mut self, frame: &SkBuff) {
-        // SAFETY: both skbs are valid (type invariant); this one is ours to write
-        // and holds the same bytes, from the same offset, as `frame`.
-        unsafe { bindings::dmn_skb_fill_tx_csum(self.ptr.as_ptr(), frame.ptr.as_ptr()) }
+        if !frame.csum_partial() || frame.gso().size != 0 || !self.frags_readable() {
+            return;
+        }
+        let mut off = 0u16;
+        // SAFETY: the skb is valid (type invariant); `off` is valid for a write.
+        let start = unsafe { bindings::dmn_skb_csum_start(frame.ptr.as_ptr(), &mut off) };
+        let Ok(begin) = usize::try_from(start) else {
+            return;
+        };
+        let field = begin + usize::from(off);
+        if field + 2 > self.headlen() {
+            return;
+        }
+        // SAFETY: this skb is ours to write, holds the same bytes from the
+        // same offset as `frame`, all readable (checked), and the 2-byte field
+        // at `field` is inside its linear part (checked).
+        unsafe { bindings::dmn_skb_csum_write(self.ptr.as_ptr(), start, field as i32) }
     }
 
     /// Marks the checksum verified (the virtual wire cannot corrupt it).
@@ -308,8 +391,7 @@ impl SkBuff {
         headroom: u32,
         len: u32,
     ) -> Result<SkBuff> {
-        // SAFETY: returns a constant.
-        let shinfo = unsafe { bindings::dmn_skb_shinfo_room() };
+        let shinfo = bindings::DMN_SKB_SHINFO_ROOM;
         let fits = match (headroom.checked_add(len), frag.size().checked_sub(shinfo)) {
             (Some(used), Some(room)) => used <= room,
             _ => false,
@@ -329,11 +411,7 @@ impl SkBuff {
             return Err(ENOMEM);
         }
         // SAFETY: a fresh skb over our buffer with room for `headroom + len`.
-        unsafe {
-            bindings::dmn_skb_mark_for_recycle(raw);
-            bindings::dmn_skb_reserve(raw, headroom as i32);
-            bindings::dmn_skb_put(raw, len);
-        }
+        unsafe { bindings::dmn_skb_build_init(raw, headroom, len) };
         // SAFETY: we own the new skb.
         Ok(unsafe { SkBuff::from_raw(raw) })
     }
@@ -341,42 +419,76 @@ impl SkBuff {
     /// Sets the queue the frame was sent on (what its completion is posted to).
     pub(crate) fn set_queue_mapping(&mut self, queue: u16) {
         // SAFETY: the skb is ours.
-        unsafe { bindings::dmn_skb_set_queue_mapping(self.ptr.as_ptr(), queue) }
+        unsafe { (*self.ptr.as_ptr()).queue_mapping = queue }
     }
 
-    /// Does in software what the sender left to the device: segments a TSO
-    /// super-frame, or fills a checksum left partial. `None` (the frame
-    /// freed) if that is impossible, as for frags in device memory.
+    /// Does in software what the sender left to the device, for a receiver
+    /// that runs XDP (which sees wire frames): segments a TSO super-frame, or
+    /// fills a checksum left partial. `None` (the frame freed) if that fails
+    /// or is impossible: the CPU cannot read device-memory frags (devmem TX)
+    /// to segment or checksum them.
     pub(crate) fn offloads_in_software(self) -> Option<SkbList> {
-        let raw = self.into_raw();
-        // SAFETY: we own `raw`; it moves into the helper, which returns a list
-        // of skbs we own or frees it.
-        let head = unsafe { bindings::dmn_skb_offloads_in_software(raw) };
-        // INVARIANT: a list of owned skbs.
-        (!head.is_null()).then_some(SkbList { head })
+        if !self.frags_readable() {
+            return None;
+        }
+        if self.gso().size != 0 {
+            // SAFETY: we own the skb, a readable GSO one.
+            let segs = unsafe { bindings::dmn_skb_gso_segment(self.ptr.as_ptr()) };
+            if segs.is_null() || kernel::error::from_err_ptr(segs).is_err() {
+                return None;
+            }
+            self.consume();
+            // INVARIANT: the segments are new skbs we own.
+            return Some(SkbList { head: segs });
+        }
+        // SAFETY: we own the skb, readable (checked).
+        if self.csum_partial() && unsafe { bindings::skb_checksum_help(self.ptr.as_ptr()) } != 0 {
+            return None;
+        }
+        // INVARIANT: a list of the one skb we own (not on any list).
+        Some(SkbList {
+            head: self.into_raw(),
+        })
     }
 
-    /// Takes over `from`'s TCP segmentation (a TSO super-frame stays one skb).
+    /// The skb's GSO fields (all 0 unless it is a GSO super-frame).
+    fn gso(&self) -> bindings::dmn_gso {
+        // SAFETY: the skb is valid (type invariant).
+        unsafe { bindings::dmn_skb_gso(self.ptr.as_ptr()) }
+    }
+
+    /// Takes over `from`'s TCP segmentation: a TSO super-frame from the
+    /// peer arrives as one skb, as hardware GRO delivers it, keeping its
+    /// segmentation so the stack (and GRO) see the wire segments.
     pub(crate) fn copy_gso_from(&mut self, from: &SkBuff) {
-        // SAFETY: both skbs are valid; `self` is ours to modify.
-        unsafe { bindings::dmn_skb_copy_gso(self.ptr.as_ptr(), from.ptr.as_ptr()) }
+        let theirs = from.gso();
+        if theirs.size == 0 || theirs.type_ & gso::TCP == 0 {
+            return;
+        }
+        let ours = bindings::dmn_gso {
+            type_: theirs.type_ & gso::TCP,
+            ..theirs
+        };
+        // SAFETY: the skb is ours to modify.
+        unsafe { bindings::dmn_skb_set_gso(self.ptr.as_ptr(), ours) }
     }
 
     /// Wire segments this skb stands for (1 unless it is a GSO super-frame).
     pub(crate) fn segments(&self) -> u32 {
-        // SAFETY: the skb is valid (type invariant).
-        unsafe { bindings::dmn_skb_gso_segs(self.ptr.as_ptr()) }
+        let gso = self.gso();
+        if gso.size == 0 {
+            1
+        } else {
+            u32::from(gso.segs.max(1))
+        }
     }
 
     /// The hash recorded on the skb (by the sender's steering) and whether it is L4.
     pub(crate) fn hash(&self) -> (u32, bool) {
-        // SAFETY: the skb is valid (type invariant).
-        unsafe {
-            (
-                bindings::dmn_skb_hash(self.ptr.as_ptr()),
-                bindings::dmn_skb_l4_hash(self.ptr.as_ptr()),
-            )
-        }
+        let mut l4 = false;
+        // SAFETY: the skb is valid (type invariant); `l4` is valid for a write.
+        let hash = unsafe { bindings::dmn_skb_hash(self.ptr.as_ptr(), &mut l4) };
+        (hash, l4)
     }
 
     /// Records a hash on the skb.

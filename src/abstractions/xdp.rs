@@ -10,7 +10,9 @@
 //! ([`XdpProg`]); the driver publishes it in an [`XdpSlot`] that NAPI polls
 //! read. A poll builds an [`XdpFrame`] (the frame "DMA"ed into whole pages of
 //! a host pool, headroom and `skb_shared_info` tailroom left in the first)
-//! and runs the program over it with the queue's [`XdpRxq`].
+//! and runs the program over it with the queue's [`XdpRxq`], then does what
+//! its verdict asks ([`XdpFrame::run`]). The RX metadata kfuncs read the
+//! frame's RSS hash through the device's [`XDP_METADATA_OPS`].
 
 use super::{
     bindings,
@@ -43,13 +45,13 @@ const FRAG_SLOTS: usize = 17;
 /// Frags an [`XdpFrame`] may have beyond its first page: the kernel's
 /// `MAX_SKB_FRAGS` (a config option), at most [`FRAG_SLOTS`].
 pub(crate) fn xdp_max_frags() -> usize {
-    // SAFETY: returns a constant.
-    let max = unsafe { bindings::dmn_xdp_max_frags() } as usize;
-    max.min(FRAG_SLOTS)
+    (bindings::MAX_SKB_FRAGS as usize).min(FRAG_SLOTS)
 }
 
 /// Bytes before the frame in its first page: what a program may grow the
-/// head into (`XDP_PACKET_HEADROOM`) plus room for the `xdp_frame`.
+/// head into (`XDP_PACKET_HEADROOM`) plus what the `xdp_frame` written there
+/// on conversion takes (`NET_SKB_PAD`), so the whole 256 bytes stay usable
+/// (upstream's `xdp.py` grows the head by 256).
 pub(crate) fn xdp_headroom() -> usize {
     // SAFETY: returns a constant.
     unsafe { bindings::dmn_xdp_headroom() as usize }
@@ -58,9 +60,53 @@ pub(crate) fn xdp_headroom() -> usize {
 /// Frame bytes the first page holds: a single-buffer program sees at most
 /// this much.
 pub(crate) fn xdp_first_page_capacity() -> usize {
-    // SAFETY: returns a constant.
-    let tail = unsafe { bindings::dmn_xdp_tailroom() } as usize;
-    kernel::page::PAGE_SIZE - xdp_headroom() - tail
+    kernel::page::PAGE_SIZE - xdp_headroom() - bindings::DMN_SKB_SHINFO_ROOM as usize
+}
+
+/// The XDP features of a device whose `ndo_bpf` and receive path are this
+/// module's: PASS, DROP, TX, REDIRECT, multi-buffer frames, and
+/// `ndo_xdp_xmit` of single and multi-buffer frames.
+pub(super) const XDP_FEATURES: u32 = bindings::netdev_xdp_act_NETDEV_XDP_ACT_BASIC
+    | bindings::netdev_xdp_act_NETDEV_XDP_ACT_REDIRECT
+    | bindings::netdev_xdp_act_NETDEV_XDP_ACT_RX_SG
+    | bindings::netdev_xdp_act_NETDEV_XDP_ACT_NDO_XMIT
+    | bindings::netdev_xdp_act_NETDEV_XDP_ACT_NDO_XMIT_SG;
+
+/// The RX metadata a program may ask of a frame this module built: its RSS
+/// hash (`bpf_xdp_metadata_rx_hash`), nothing else.
+pub(super) static XDP_METADATA_OPS: bindings::xdp_metadata_ops = bindings::xdp_metadata_ops {
+    xmo_rx_hash: Some(xmo_rx_hash),
+    // SAFETY: the other callbacks are `Option`s of function pointers, for
+    // which all zeroes is `None`.
+    ..unsafe { core::mem::zeroed() }
+};
+
+/// What `bpf_xdp_metadata_rx_hash()` reports: the RSS hash steering
+/// computed for the frame, and what it was taken over; `ENODATA` if none.
+///
+/// # Safety
+///
+/// Called by the kfunc with `ctx` the `xdp_buff` of a frame of a device
+/// whose metadata ops are [`XDP_METADATA_OPS`] (so the first field of a
+/// `dmn_xdp_buff` that [`XdpFrame::run`] filled) and `hash`, `rss_type`
+/// valid for writes.
+unsafe extern "C" fn xmo_rx_hash(
+    ctx: *const bindings::xdp_md,
+    hash: *mut u32,
+    rss_type: *mut bindings::xdp_rss_hash_type,
+) -> core::ffi::c_int {
+    // SAFETY: `ctx` is the `xdp` field, at offset 0, of a live `dmn_xdp_buff`
+    // (the function's contract).
+    let buf = unsafe { &*ctx.cast::<bindings::dmn_xdp_buff>() };
+    if buf.hash == 0 {
+        return -(bindings::ENODATA as core::ffi::c_int);
+    }
+    // SAFETY: both valid for writes (the function's contract).
+    unsafe {
+        *hash = buf.hash;
+        *rss_type = buf.hash_type;
+    }
+    0
 }
 
 /// An XDP program reference the driver owns (`struct bpf_prog`).
@@ -98,15 +144,25 @@ impl XdpProg {
     /// Whether the program takes frames in several buffers (`xdp.frags`).
     pub(crate) fn has_frags(&self) -> bool {
         // SAFETY: a live program (type invariant).
-        unsafe { bindings::dmn_bpf_prog_has_frags(self.ptr.as_ptr()) }
+        unsafe { prog_has_frags(self.ptr) }
     }
+}
+
+/// Whether `prog` takes frames in several buffers (`xdp.frags`).
+///
+/// # Safety
+///
+/// `prog` is a live program.
+unsafe fn prog_has_frags(prog: NonNull<bindings::bpf_prog>) -> bool {
+    // SAFETY: a live program has its `aux`, which lives as long as it does.
+    unsafe { (*(*prog.as_ptr()).aux).xdp_has_frags }
 }
 
 impl Drop for XdpProg {
     fn drop(&mut self) {
         // SAFETY: we hold a reference (type invariant); the program is freed
         // after an RCU grace period, so a NAPI poll still running it is safe.
-        unsafe { bindings::dmn_bpf_prog_put(self.ptr.as_ptr()) };
+        unsafe { bindings::bpf_prog_put(self.ptr.as_ptr()) };
     }
 }
 
@@ -191,7 +247,7 @@ impl XdpProgRef<'_> {
     /// Whether the program takes frames in several buffers (`xdp.frags`).
     pub(crate) fn has_frags(&self) -> bool {
         // SAFETY: a live program (type invariant).
-        unsafe { bindings::dmn_bpf_prog_has_frags(self.ptr.as_ptr()) }
+        unsafe { prog_has_frags(self.ptr) }
     }
 }
 
@@ -201,8 +257,9 @@ impl XdpProgRef<'_> {
 ///
 /// # Invariants
 ///
-/// `ptr` is registered for the pool this value was made with, which
-/// outlives it (its owner drops the rxq info first).
+/// `ptr` is a `KBox` allocation (`KBox::into_raw`), registered for the
+/// device and the pool this value was made with, which outlive it (their
+/// owner drops the rxq info first).
 pub(crate) struct XdpRxq {
     ptr: NonNull<bindings::xdp_rxq_info>,
 }
@@ -219,18 +276,62 @@ impl XdpRxq {
         if pool.buf_size() != kernel::page::PAGE_SIZE || pool.allows_unreadable() {
             return Err(EINVAL);
         }
-        // SAFETY: a live device and pool; may sleep (process context).
-        let raw = unsafe { bindings::dmn_xdp_rxq_register(dev.as_raw(), queue, pool.as_raw()) };
-        let ptr = kernel::error::from_err_ptr(raw)?;
-        // INVARIANT: registered for `pool`.
-        NonNull::new(ptr).map(|ptr| Self { ptr }).ok_or(ENOMEM)
+        let raw = KBox::into_raw(KBox::new(bindings::xdp_rxq_info::default(), GFP_KERNEL)?);
+        // Frags are whole host pages of the pool (what tail growth checks).
+        // SAFETY: `raw` is a zeroed rxq info of our own; a live device; may
+        // sleep (process context).
+        let reg = unsafe {
+            bindings::__xdp_rxq_info_reg(
+                raw,
+                dev.as_raw(),
+                queue,
+                0,
+                kernel::page::PAGE_SIZE as u32,
+            )
+        };
+        let mut res = kernel::error::to_result(reg);
+        if res.is_ok() {
+            // SAFETY: `raw` is registered; a live pool.
+            res = kernel::error::to_result(unsafe {
+                bindings::xdp_rxq_info_reg_mem_model(
+                    raw,
+                    bindings::xdp_mem_type_MEM_TYPE_PAGE_POOL,
+                    pool.as_raw().cast(),
+                )
+            });
+            if res.is_err() {
+                // SAFETY: registered just above, unregistered once.
+                unsafe { bindings::xdp_rxq_info_unreg(raw) };
+            }
+        }
+        if let Err(e) = res {
+            // SAFETY: from `KBox::into_raw` above, not registered (any more).
+            drop(unsafe { KBox::from_raw(raw) });
+            return Err(e);
+        }
+        // SAFETY: `KBox::into_raw` does not return null.
+        let ptr = unsafe { NonNull::new_unchecked(raw) };
+        // INVARIANT: a `KBox` registered for `dev` and `pool`.
+        Ok(Self { ptr })
+    }
+
+    /// The device the rxq info was registered for.
+    fn dev(&self) -> *mut bindings::net_device {
+        // SAFETY: registered (type invariant): `dev` is set and not written
+        // again until the rxq info is unregistered, on drop.
+        unsafe { (*self.ptr.as_ptr()).dev }
     }
 }
 
 impl Drop for XdpRxq {
     fn drop(&mut self) {
-        // SAFETY: registered (type invariant), unregistered once.
-        unsafe { bindings::dmn_xdp_rxq_unregister(self.ptr.as_ptr()) };
+        // SAFETY: registered (type invariant), unregistered once; then the
+        // `KBox` is freed (no frame of it is in flight: its owner's polls are
+        // done).
+        unsafe {
+            bindings::xdp_rxq_info_unreg(self.ptr.as_ptr());
+            drop(KBox::from_raw(self.ptr.as_ptr()));
+        }
     }
 }
 
@@ -255,7 +356,7 @@ pub(crate) enum XdpVerdict {
 pub(crate) fn flush_redirects(_ctx: &NapiCtx<'_>) {
     // SAFETY: called from a NAPI poll (the context the per-CPU redirect
     // lists belong to), as `_ctx` shows.
-    unsafe { bindings::dmn_xdp_flush() }
+    unsafe { bindings::xdp_do_flush() }
 }
 
 /// A frame in whole host pages of one pool, as a program will see it.
@@ -330,9 +431,16 @@ impl<'a> XdpFrame<'a> {
     }
 
     /// Runs `prog` over the frame with `rxq` (the queue's, registered for
-    /// this frame's pool); the pages move into the verdict or back to the pool.
-    /// `hash` (0: none; `l4`: over ports too) is what the RX hash metadata
-    /// kfunc reports, with its type from the frame's headers.
+    /// this frame's pool) and does what its verdict asks; the pages move into
+    /// the verdict or back to the pool. `hash` (0: none; `l4`: over ports
+    /// too) is what the RX hash metadata kfunc reports, with its type from
+    /// the frame's headers.
+    ///
+    /// `XDP_PASS` and `XDP_TX` get an skb built on the pages (if none can
+    /// be, an exception); `XDP_REDIRECT` hands them to the target, which
+    /// [`flush_redirects`] sends on before the poll ends. A failed redirect,
+    /// `XDP_ABORTED` and an unknown action (warned about once) are traced
+    /// as exceptions (`xdp:xdp_exception`), as the kernel's drivers do.
     pub(crate) fn run(
         self,
         prog: &XdpProgRef<'_>,
@@ -345,36 +453,73 @@ impl<'a> XdpFrame<'a> {
         } else {
             rss_hash_type(self.head_bytes(), l4)
         };
-        let mut skb: *mut bindings::sk_buff = null_mut();
+        let mut buf = bindings::dmn_xdp_buff {
+            hash,
+            hash_type: hash_type.0,
+            ..Default::default()
+        };
         let this = core::mem::ManuallyDrop::new(self);
         // SAFETY: moving the head out of a value that is never dropped.
         let head = unsafe { core::ptr::read(&this.head) }.into_raw();
+        let (prog, dev) = (prog.ptr.as_ptr(), rxq.dev());
         // SAFETY: a live program (borrowed for the poll) and registered rxq
-        // info; the pages are host pages of its pool whose references move in
-        // (type invariant); `frags` and `lens` have `nr` valid entries.
+        // info; the pages are host pages of its pool whose references move
+        // into `buf` (type invariant); `frags` and `lens` have `nr` valid
+        // entries.
         let act = unsafe {
-            bindings::dmn_xdp_run(
-                prog.ptr.as_ptr(),
+            bindings::dmn_xdp_run_prog(
+                prog,
+                &mut buf,
                 rxq.ptr.as_ptr(),
                 head,
                 this.len,
                 this.frags.as_ptr(),
                 this.lens.as_ptr(),
                 this.nr as u32,
-                hash,
-                hash_type.0,
-                &mut skb,
             )
         };
-        // SAFETY: a non-null skb from `dmn_xdp_run` is a new one we own.
-        let skb = (!skb.is_null()).then(|| unsafe { SkBuff::from_raw(skb) });
-        match (act, skb) {
-            (bindings::xdp_action_XDP_PASS, Some(s)) => XdpVerdict::Pass(s),
-            (bindings::xdp_action_XDP_TX, Some(s)) => XdpVerdict::Tx(s),
-            (bindings::xdp_action_XDP_DROP, _) => XdpVerdict::Drop,
-            (bindings::xdp_action_XDP_REDIRECT, _) => XdpVerdict::Redirect,
-            _ => XdpVerdict::Exception,
-        }
+        let xdp: *mut bindings::xdp_buff = &mut buf.xdp;
+        let verdict = match act {
+            bindings::xdp_action_XDP_PASS | bindings::xdp_action_XDP_TX => {
+                // SAFETY: `xdp` holds the frame the program passed on, whose
+                // pages it holds.
+                let skb = unsafe { bindings::dmn_xdp_build_skb(xdp) };
+                if !skb.is_null() {
+                    // SAFETY: a new skb we own, which took the pages.
+                    let skb = unsafe { SkBuff::from_raw(skb) };
+                    return if act == bindings::xdp_action_XDP_PASS {
+                        XdpVerdict::Pass(skb)
+                    } else {
+                        XdpVerdict::Tx(skb)
+                    };
+                }
+                XdpVerdict::Exception
+            }
+            bindings::xdp_action_XDP_REDIRECT => {
+                // SAFETY: the device of the rxq info and the program that ran
+                // in this poll, live; on success the target owns the pages.
+                if unsafe { bindings::xdp_do_redirect(dev, xdp, prog) } == 0 {
+                    return XdpVerdict::Redirect;
+                }
+                // SAFETY: as above.
+                unsafe { bindings::dmn_trace_xdp_exception(dev, prog, act) };
+                XdpVerdict::Exception
+            }
+            bindings::xdp_action_XDP_DROP => XdpVerdict::Drop,
+            _ => {
+                if act != bindings::xdp_action_XDP_ABORTED {
+                    // SAFETY: a live device and program.
+                    unsafe { bindings::bpf_warn_invalid_xdp_action(dev, prog, act) };
+                }
+                // SAFETY: as above.
+                unsafe { bindings::dmn_trace_xdp_exception(dev, prog, act) };
+                XdpVerdict::Exception
+            }
+        };
+        // SAFETY: `xdp` still holds the frame's pages (no skb or target took
+        // them); they go back to their pool, through the rxq's memory model.
+        unsafe { bindings::xdp_return_buff(xdp) };
+        verdict
     }
 }
 
@@ -435,14 +580,19 @@ impl Iterator for XdpXmitBatch<'_> {
     fn next(&mut self) -> Option<SkBuff> {
         let frame = *self.frames.get(self.taken)?;
         // SAFETY: a frame handed to this device (type invariant), not taken yet.
-        let raw = unsafe { bindings::dmn_xdp_frame_to_skb(frame, self.dev.as_raw()) };
+        let raw = unsafe { bindings::xdp_build_skb_from_frame(frame, self.dev.as_raw()) };
         if raw.is_null() {
             // The frame stays the caller's, and so do the ones after it.
             self.frames = &[];
             return None;
         }
         self.taken += 1;
-        // SAFETY: a new skb we own, built on the frame's memory.
+        // Its data at the Ethernet header, as a transmitted frame's
+        // (`eth_type_trans()` pulled it).
+        // SAFETY: a new skb we own, built on the frame's memory, whose
+        // Ethernet header `eth_type_trans()` just pulled (so it is there).
+        unsafe { bindings::skb_push(raw, bindings::ETH_HLEN) };
+        // SAFETY: a new skb we own.
         Some(unsafe { SkBuff::from_raw(raw) })
     }
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What devmemnic reads of a page pool beyond its API: buffers still out (for
- * keeping a devmem pool until they return), how it was created, and a debug
- * dump. These read struct page_pool's fields, the same on 6.12 and 7.2.
+ * What devmemnic reads of a page pool beyond its API under its ring's locks:
+ * buffers still out (for keeping a devmem pool until they return), and a
+ * debug dump.
  */
 #include <linux/ptr_ring.h>
 #include <net/page_pool/helpers.h>
@@ -10,34 +10,7 @@
 
 #include "devmemnic_helpers.h"
 
-bool dmn_page_pool_has_provider(const struct page_pool *pool)
-{
-	return pool->mp_priv != NULL;
-}
-
-bool dmn_page_pool_allows_unreadable(const struct page_pool *pool)
-{
-	return pool->slow.flags & PP_FLAG_ALLOW_UNREADABLE_NETMEM;
-}
-
-/* The device and RX queue a pool was created for (what netlink reports). */
-int dmn_page_pool_queue(const struct page_pool *pool, struct net_device **dev)
-{
-	*dev = pool->slow.netdev;
-	return pool->slow.queue_idx;
-}
-
-/*
- * Buffers of a pool that are neither back in the pool (alloc cache, recycle
- * ring) nor released: held by skbs, sockets or userspace tokens. For a pool
- * that no longer allocates (retired), this only goes down.
- *
- * The ring's entries are those from consumer_head up to producer: a ptr_ring
- * zeroes consumed slots lazily, in batches, so a slot behind consumer_head
- * may still look full while its buffer is out. Counting non-NULL slots would
- * call such buffers cached and let a devmem pool be destroyed with buffers
- * out (its deferred release then outlives our parent device).
- */
+/* Buffers neither in the pool (cache, ring from consumer_head to producer) nor released. */
 long dmn_page_pool_outstanding(struct page_pool *pool)
 {
 	struct ptr_ring *r = &pool->ring;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Socket buffers: length, data and frags, hashes, checksum and GSO state, and
- * how the RX path marks what it built (src/abstractions/skb.rs).
+ * Socket buffers: length, data and frags, hashes, checksum and GSO state
+ * (src/abstractions/skb.rs decides what to set).
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <net/gso.h>
 #include <net/tcp.h>
 #include <net/page_pool/helpers.h>
 
@@ -16,30 +17,15 @@ unsigned int dmn_rx_headroom(void)
 	return NET_SKB_PAD + NET_IP_ALIGN;
 }
 
-unsigned int dmn_skb_len(const struct sk_buff *skb)
-{
-	return skb->len;
-}
-
 unsigned int dmn_skb_headlen(const struct sk_buff *skb)
 {
 	return skb_headlen(skb);
-}
-
-const void *dmn_skb_data(const struct sk_buff *skb)
-{
-	return skb->data;
 }
 
 /* The linear part to write, or NULL when a clone shares it. */
 void *dmn_skb_data_mut(struct sk_buff *skb)
 {
 	return skb_cloned(skb) ? NULL : skb->data;
-}
-
-u16 dmn_skb_queue_mapping(const struct sk_buff *skb)
-{
-	return skb_get_queue_mapping(skb);
 }
 
 bool dmn_skb_csum_partial(const struct sk_buff *skb)
@@ -52,28 +38,19 @@ void dmn_skb_set_csum_unnecessary(struct sk_buff *skb)
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 }
 
-/*
- * The device's TX checksum offload, done where the frame lands: writes the
- * L4 checksum that @frame's sender left to the device (CHECKSUM_PARTIAL)
- * into @skb, the same frame as received, as a NIC writes it on the wire
- * (0xffff for a zero sum, CSUM_MANGLED_0, as skb_checksum_help() does).
- * Done on the receiver's copy, which this device owns, rather than on the
- * sent skb, which TCP shares with its retransmit queue. A GSO frame stands
- * for segments whose sums nobody reads (it is received whole, as GRO would
- * merge them), and device memory is not readable by the CPU: both keep the
- * sender's partial sum, as does a field outside the linear part.
- */
-void dmn_skb_fill_tx_csum(struct sk_buff *skb, const struct sk_buff *frame)
+/* Where a partial checksum starts from skb->data; *@field: its offset from there. */
+int dmn_skb_csum_start(const struct sk_buff *skb, u16 *field)
 {
-	int start = skb_checksum_start_offset(frame);
-	int field = start + frame->csum_offset;
-	__wsum csum;
+	*field = skb->csum_offset;
+	return skb_checksum_start_offset(skb);
+}
 
-	if (frame->ip_summed != CHECKSUM_PARTIAL || skb_is_gso(frame) ||
-	    !skb_frags_readable(skb) || start < 0 || field + sizeof(__sum16) > skb_headlen(skb))
-		return;
-	csum = skb_checksum(skb, start, skb->len - start, 0);
-	*(__sum16 *)(skb->data + field) = csum_fold(csum) ?: CSUM_MANGLED_0;
+/* Writes the sum of @skb's bytes from @start, folded, at @field of its head. */
+void dmn_skb_csum_write(struct sk_buff *skb, int start, int field)
+{
+	__sum16 sum = csum_fold(skb_checksum(skb, start, skb->len - start, 0));
+
+	*(__sum16 *)(skb->data + field) = sum ?: CSUM_MANGLED_0;
 }
 
 void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32 hash,
@@ -85,80 +62,72 @@ void dmn_skb_rx_finish(struct sk_buff *skb, struct net_device *dev, u16 rxq, u32
 	skb->protocol = eth_type_trans(skb, dev);
 }
 
-/*
- * A TSO super-frame from the peer arrives as one skb, as hardware GRO delivers
- * it: keep its TCP segmentation so the stack (and GRO) see the wire segments.
- */
-void dmn_skb_copy_gso(struct sk_buff *to, const struct sk_buff *from)
+/* The GSO fields of @skb; all 0 unless it is GSO. */
+struct dmn_gso dmn_skb_gso(const struct sk_buff *skb)
 {
-	const unsigned int tcp_types = SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_TCP_ECN |
-				       SKB_GSO_TCP_FIXEDID;
+	const struct skb_shared_info *shinfo = skb_shinfo(skb);
+	struct dmn_gso gso = {};
 
-	if (!skb_is_gso(from) || !(skb_shinfo(from)->gso_type & tcp_types))
-		return;
-	skb_shinfo(to)->gso_size = skb_shinfo(from)->gso_size;
-	skb_shinfo(to)->gso_type = skb_shinfo(from)->gso_type & tcp_types;
-	skb_shinfo(to)->gso_segs = skb_shinfo(from)->gso_segs;
+	if (skb_is_gso(skb)) {
+		gso.type = shinfo->gso_type;
+		gso.size = shinfo->gso_size;
+		gso.segs = shinfo->gso_segs;
+	}
+	return gso;
+}
+
+void dmn_skb_set_gso(struct sk_buff *skb, struct dmn_gso gso)
+{
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+
+	shinfo->gso_type = gso.type;
+	shinfo->gso_size = gso.size;
+	shinfo->gso_segs = gso.segs;
 }
 
 /*
- * Receive coalescing's last step, as tcp_gro_complete() ends the kernel's GRO
- * and bnxt and mlx5 end their hardware GRO: @skb holds @segs TCP segments of
- * @mss payload bytes (the last may be shorter) behind headers the caller
- * rewrote for the whole (lengths, and the TCP checksum field holding the
- * pseudo-header sum: src/logic/gro.rs). This marks it so: header offsets
- * from skb->data (the Ethernet header: the TCP header @th_off, the IP header
- * carrying it @nh_off, a tunnel's outer IP header @outer_off, 0 for none),
- * CHECKSUM_PARTIAL, and the GSO fields. @fixed_id: the inner IPv4 ID stayed
- * fixed (SKB_GSO_TCP_FIXEDID; not set under a tunnel, whose flag for it 6.12
- * lacks).
+ * Marks @skb a TCP packet the device coalesced: header offsets from
+ * skb->data (@inner_nh_off 0: no tunnel), CHECKSUM_PARTIAL, and @gso.
  */
-void dmn_skb_gro_complete(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 outer_off,
-			  bool outer_v6, bool inner_v6, u16 mss, u16 segs, bool fixed_id)
+void dmn_skb_set_gro(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 inner_nh_off,
+		     __be16 inner_proto, struct dmn_gso gso)
 {
-	const struct tcphdr *th = (const struct tcphdr *)(skb->data + th_off);
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	unsigned int type;
-
-	skb_set_network_header(skb, outer_off ? outer_off : nh_off);
+	skb_set_network_header(skb, nh_off);
 	skb_set_transport_header(skb, th_off);
-	if (inner_v6) {
-		type = SKB_GSO_TCPV6;
-	} else {
-		type = SKB_GSO_TCPV4;
-		if (fixed_id && !outer_off)
-			type |= SKB_GSO_TCP_FIXEDID;
-	}
-	if (outer_off) {
+	if (inner_nh_off) {
 		skb->encapsulation = 1;
-		skb_set_inner_network_header(skb, nh_off);
+		skb_set_inner_network_header(skb, inner_nh_off);
 		skb_set_inner_transport_header(skb, th_off);
-		skb_set_inner_protocol(skb, htons(inner_v6 ? ETH_P_IPV6 : ETH_P_IP));
-		type |= outer_v6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4;
+		skb_set_inner_protocol(skb, inner_proto);
 	}
-	if (th->cwr)
-		type |= SKB_GSO_TCP_ECN;
-	skb->csum_start = (unsigned char *)th - skb->head;
+	skb->csum_start = skb->data + th_off - skb->head;
 	skb->csum_offset = offsetof(struct tcphdr, check);
 	skb->ip_summed = CHECKSUM_PARTIAL;
-	shinfo->gso_size = mss;
-	shinfo->gso_segs = segs;
-	shinfo->gso_type = type;
+	dmn_skb_set_gso(skb, gso);
 }
 
-unsigned int dmn_skb_gso_segs(const struct sk_buff *skb)
+/* A GSO @skb's segments (a list through ->next), an ERR_PTR or NULL. */
+struct sk_buff *dmn_skb_gso_segment(struct sk_buff *skb)
 {
-	return skb_is_gso(skb) ? max_t(unsigned int, skb_shinfo(skb)->gso_segs, 1) : 1;
+	return skb_gso_segment(skb, 0);
 }
 
-u32 dmn_skb_hash(const struct sk_buff *skb)
+/* Unlinks the first skb of a list through ->next. */
+struct sk_buff *dmn_skb_list_pop(struct sk_buff **list)
 {
+	struct sk_buff *skb = *list;
+
+	if (skb) {
+		*list = skb->next;
+		skb_mark_not_on_list(skb);
+	}
+	return skb;
+}
+
+u32 dmn_skb_hash(const struct sk_buff *skb, bool *l4)
+{
+	*l4 = skb->l4_hash;
 	return skb->hash;
-}
-
-bool dmn_skb_l4_hash(const struct sk_buff *skb)
-{
-	return skb->l4_hash;
 }
 
 void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4)
@@ -166,19 +135,12 @@ void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4)
 	skb_set_hash(skb, hash, l4 ? PKT_HASH_TYPE_L4 : PKT_HASH_TYPE_L3);
 }
 
-void dmn_skb_mark_for_recycle(struct sk_buff *skb)
+/* A new skb on a pool buffer: recycled when freed, @len bytes after @headroom. */
+void dmn_skb_build_init(struct sk_buff *skb, unsigned int headroom, unsigned int len)
 {
 	skb_mark_for_recycle(skb);
-}
-
-void *dmn_skb_put(struct sk_buff *skb, unsigned int len)
-{
-	return skb_put(skb, len);
-}
-
-void dmn_skb_reserve(struct sk_buff *skb, int len)
-{
-	skb_reserve(skb, len);
+	skb_reserve(skb, headroom);
+	skb_put(skb, len);
 }
 
 unsigned int dmn_skb_frags(const struct sk_buff *skb)
@@ -196,11 +158,7 @@ unsigned int dmn_skb_frag_size(const struct sk_buff *skb, unsigned int i)
 	return skb_frag_size(&skb_shinfo(skb)->frags[i]);
 }
 
-/*
- * Copies @len bytes of page frag @i of @skb, from @off into the frag, to @to:
- * one local mapping per source page (a frag may span several pages of a
- * compound page). The frag must be host memory and hold @off + @len bytes.
- */
+/* Copies @len bytes at @off of host-memory frag @i to @to, a page at a time. */
 void dmn_skb_frag_copy(const struct sk_buff *skb, unsigned int i, unsigned int off, void *to,
 		       unsigned int len)
 {
@@ -216,11 +174,7 @@ void dmn_skb_frag_copy(const struct sk_buff *skb, unsigned int i, unsigned int o
 	}
 }
 
-/*
- * Frag @i of @skb when it is a net_iov (device memory): the bus address of
- * its first byte on the device its owner mapped it for (for devmem TX, the
- * device bind-tx attached the dma-buf to). False for a page frag.
- */
+/* The bus address of frag @i if it is a net_iov (false for a page). */
 bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_addr_t *addr)
 {
 	const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
@@ -231,7 +185,6 @@ bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_add
 	return true;
 }
 
-/* The device an skb is sent on or received by (compared, not dereferenced). */
 const struct net_device *dmn_skb_dev(const struct sk_buff *skb)
 {
 	return skb->dev;
@@ -250,13 +203,8 @@ void dmn_consume_skb_any(struct sk_buff *skb)
 /* Bytes a buffer needs to hold @data_len bytes after headroom as an skb head. */
 unsigned int dmn_skb_build_size(unsigned int data_len)
 {
-	return SKB_DATA_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + data_len) + dmn_skb_shinfo_room();
-}
-
-/* What napi_build_skb() keeps at the end of a buffer for skb_shared_info. */
-unsigned int dmn_skb_shinfo_room(void)
-{
-	return SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+	return SKB_DATA_ALIGN(NET_SKB_PAD + NET_IP_ALIGN + data_len) +
+	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
 void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
@@ -276,11 +224,7 @@ void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,
 			truesize);
 }
 
-/*
- * A new skb shaped like @skb, in host memory: the same headroom, linear
- * length and metadata (protocol, header offsets, checksum and GSO state),
- * its paged bytes in fresh pages; the bytes are the caller's to fill.
- */
+/* A new host-memory skb shaped like @skb (headroom, lengths, metadata), unfilled. */
 struct sk_buff *dmn_skb_copy_shape(const struct sk_buff *skb)
 {
 	unsigned int headroom = skb_headroom(skb);
@@ -296,14 +240,11 @@ struct sk_buff *dmn_skb_copy_shape(const struct sk_buff *skb)
 	/* (alloc_skb_with_frags() leaves the paged length to the caller.) */
 	n->data_len = skb->data_len;
 	n->len += skb->data_len;
-	/* Same headroom: offsets from the head (headers, csum_start) hold. */
 	skb_copy_header(n, skb);
-	/* (Copied with the header fields; the copy's frags are host pages.) */
 	n->unreadable = false;
 	return n;
 }
 
-/* The kernel address of frag @i of @skb, whose frags are host pages. */
 void *dmn_skb_frag_address(struct sk_buff *skb, unsigned int i)
 {
 	return skb_frag_address(&skb_shinfo(skb)->frags[i]);
