@@ -19,6 +19,10 @@
 #include <linux/filter.h>
 #include <uapi/linux/ethtool_netlink.h>
 #include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/irqdomain.h>
 
 #include "devmemnic_helpers.h"
 

@@ -6,7 +6,7 @@
  * page_pool.c, ring.c, skb.c, and kunit.c's test frames), what differs
  * between the kernels (compat.c), page-pool internals, the deferred skb
  * flush, module references, parameters, the debugfs knob, delayed calls,
- * the queues' interrupt lines (irq_lines.c) and native XDP (xdp.c).
+ * the queues' interrupt lines (irq.c) and native XDP (xdp.c).
  */
 #ifndef DEVMEMNIC_HELPERS_H
 #define DEVMEMNIC_HELPERS_H
@@ -19,16 +19,23 @@ struct device;
 struct kunit;
 struct page;
 
-/* Interrupt lines a virtual device raises itself (irq_lines.c). */
-struct dmn_irq_domain;
-struct dmn_irq_line;
-struct dmn_irq_domain *dmn_irq_domain_create(const char *name, unsigned int lines);
-void dmn_irq_domain_put(struct dmn_irq_domain *d);
-struct dmn_irq_line *dmn_irq_line_request(struct dmn_irq_domain *d, unsigned int hwirq,
-					  const char *name, void (*handler)(void *ctx), void *ctx);
-unsigned int dmn_irq_line_number(const struct dmn_irq_line *l);
-void dmn_irq_line_raise(struct dmn_irq_line *l);
-void dmn_irq_line_free(struct dmn_irq_line *l);
+/* Interrupt lines a virtual device raises itself (irq.c). */
+struct cpumask;
+struct fwnode_handle;
+struct irq_data;
+struct irq_domain;
+struct irq_domain_ops;
+struct fwnode_handle *dmn_irq_domain_alloc_named_fwnode(const char *name);
+struct irq_domain *dmn_irq_domain_create_linear(struct fwnode_handle *fwnode, unsigned int size,
+						const struct irq_domain_ops *ops);
+const struct cpumask *dmn_irq_effective_affinity(unsigned int irq);
+void dmn_irq_data_update_effective_affinity(struct irq_data *d, const struct cpumask *m);
+void dmn_init_csd(call_single_data_t *csd, smp_call_func_t func, void *info);
+unsigned long dmn_local_irq_save(void);
+void dmn_local_irq_restore(unsigned long flags);
+const struct cpumask *dmn_cpumask_of(unsigned int cpu);
+unsigned int dmn_cpumask_first_online(const struct cpumask *m);
+unsigned int dmn_online_cpu_round_robin(unsigned int n);
 void dmn_irq_set_movable(unsigned int virq);
 
 /* Module parameters, as loaded; range checks are done in Rust at init. */
