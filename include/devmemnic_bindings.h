@@ -20,9 +20,13 @@
 #include <uapi/linux/ethtool_netlink.h>
 #include <kunit/test.h>
 #include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/interrupt.h>
 #include <linux/irq.h>
 #include <linux/irqdomain.h>
+#include <linux/module.h>
+#include <linux/version.h>
 
 #include "devmemnic_helpers.h"
 
