@@ -19,6 +19,14 @@
 #include <linux/filter.h>
 #include <uapi/linux/ethtool_netlink.h>
 #include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/interrupt.h>
+#include <linux/irq.h>
+#include <linux/irqdomain.h>
+#include <linux/module.h>
+#include <linux/version.h>
 
 #include "devmemnic_helpers.h"
 

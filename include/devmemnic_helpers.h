@@ -2,11 +2,10 @@
 /*
  * C helpers linked into devmemnic.ko (src/helpers/): thin wrappers of static
  * inline functions and macros that bindgen cannot call, a file per subsystem
- * as rust/helpers/ has them (dma.c, kernel.c, napi.c, netdev.c,
- * page_pool.c, ring.c, skb.c, and kunit.c's test frames), what differs
- * between the kernels (compat.c), page-pool internals, the deferred skb
- * flush, module references, parameters, the debugfs knob, delayed calls,
- * the queues' interrupt lines (irq_lines.c) and native XDP (xdp.c).
+ * as rust/helpers/ has them (dma.c, irq.c, kernel.c, napi.c, netdev.c,
+ * page_pool.c, ring.c, skb.c, and kunit.c's page frags), what differs
+ * between the kernels (compat.c), page-pool internals, parameters, the
+ * debugfs knob and native XDP (xdp.c).
  */
 #ifndef DEVMEMNIC_HELPERS_H
 #define DEVMEMNIC_HELPERS_H
@@ -20,31 +19,35 @@ struct device;
 struct kunit;
 struct page;
 
-/* Interrupt lines a virtual device raises itself (irq_lines.c). */
-struct dmn_irq_domain;
-struct dmn_irq_line;
-struct dmn_irq_domain *dmn_irq_domain_create(const char *name, unsigned int lines);
-void dmn_irq_domain_put(struct dmn_irq_domain *d);
-struct dmn_irq_line *dmn_irq_line_request(struct dmn_irq_domain *d, unsigned int hwirq,
-					  const char *name, void (*handler)(void *ctx), void *ctx);
-unsigned int dmn_irq_line_number(const struct dmn_irq_line *l);
-void dmn_irq_line_raise(struct dmn_irq_line *l);
-void dmn_irq_line_free(struct dmn_irq_line *l);
+/* Interrupt lines a virtual device raises itself (irq.c). */
+struct cpumask;
+struct fwnode_handle;
+struct irq_data;
+struct irq_domain;
+struct irq_domain_ops;
+struct fwnode_handle *dmn_irq_domain_alloc_named_fwnode(const char *name);
+struct irq_domain *dmn_irq_domain_create_linear(struct fwnode_handle *fwnode, unsigned int size,
+						const struct irq_domain_ops *ops);
+const struct cpumask *dmn_irq_effective_affinity(unsigned int irq);
+void dmn_irq_data_update_effective_affinity(struct irq_data *d, const struct cpumask *m);
+void dmn_init_csd(call_single_data_t *csd, smp_call_func_t func, void *info);
+unsigned long dmn_local_irq_save(void);
+void dmn_local_irq_restore(unsigned long flags);
+const struct cpumask *dmn_cpumask_of(unsigned int cpu);
+unsigned int dmn_cpumask_first_online(const struct cpumask *m);
+unsigned int dmn_online_cpu_round_robin(unsigned int n);
 void dmn_irq_set_movable(unsigned int virq);
 
-/* Module parameters, as loaded; range checks are done in Rust at init. */
-unsigned int dmn_param_pairs(void);
-unsigned int dmn_param_queues(void);
-unsigned int dmn_param_max_queues(void);
-bool dmn_param_rss_queue_offset(void);
-const char *dmn_param_personality(void);
-size_t dmn_param_personality_len(void);
-unsigned int dmn_kernel_version(void);
+/* Module parameters, as loaded (params.c); range checks are done in Rust at init. */
+extern unsigned int dmn_pairs;
+extern unsigned int dmn_queues;
+extern unsigned int dmn_max_queues;
+extern bool dmn_rss_queue_offset;
+extern char *dmn_personality;
 void dmn_netdev_reset_core_hds(struct net_device *dev, u32 thresh);
 
 /* KUnit: fail @test with a message given as Rust `fmt::Arguments` (%pA). */
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args);
-void dmn_msleep(unsigned int ms);
 
 /* DMA. */
 bool dmn_dma_mapping_error(struct device *dev, dma_addr_t addr);
@@ -84,25 +87,13 @@ struct device *dmn_netdev_parent(struct net_device *dev);
 u64 dmn_netdev_features(const struct net_device *dev);
 bool dmn_netif_rxfh_configured(const struct net_device *dev);
 bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
-void dmn_device_get(struct device *dev);
 void dmn_flush_deferred_skbs(void);
 /* A kernel warning (a broken driver invariant), with a backtrace. */
 void dmn_warn(const char *msg);
 
-/* Delayed calls (delayed_call.c). */
-struct dmn_delayed_call {
-	struct delayed_work work;
-	void (*fn)(struct dmn_delayed_call *c);
-};
-void dmn_delayed_call_init(struct dmn_delayed_call *c);
-bool dmn_delayed_call_schedule(struct dmn_delayed_call *c,
-			       void (*fn)(struct dmn_delayed_call *), unsigned int ms);
-void dmn_delayed_call_disable_sync(struct dmn_delayed_call *c);
-
-void dmn_this_module_get(void);
-void dmn_this_module_put(void);
-void dmn_rtnl_lock(void);
-void dmn_rtnl_unlock(void);
+/* Delayed work (kernel.c). */
+void dmn_init_delayed_work(struct delayed_work *w, work_func_t fn);
+bool dmn_queue_delayed_work(struct workqueue_struct *wq, struct delayed_work *w, unsigned int ms);
 
 /* compat.c: the one place that knows which kernel it is built for. */
 void dmn_netdev_ops_lock(struct net_device *dev);
@@ -121,18 +112,11 @@ int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 unsigned int dmn_rxq_page_size(struct net_device *dev, unsigned int idx);
 void dmn_wait_provider_release(void);
 
-/*
- * debugfs.c: devmemnic/<parent device>/restart_rx_queue restarts an RX queue
- * the way the core does on bind and unbind. Without debugfs these do nothing
- * (ERR_PTR dentries are accepted by remove).
- */
+/* debugfs.c: devmemnic/<parent device>/restart_rx_queue. */
 struct dentry;
-struct dentry *dmn_debugfs_init(void);
 struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev);
-void dmn_debugfs_remove(struct dentry *dir);
 u64 dmn_default_features(void);
 u64 dmn_feature_gro_hw(void);
-u64 dmn_ktime_ns(void);
 u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);
 void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg);
@@ -195,9 +179,9 @@ bool dmn_ring_empty(struct ptr_ring *ring);
 /* Page pools and netmem. */
 long dmn_page_pool_outstanding(struct page_pool *pool);
 void dmn_page_pool_debug(struct page_pool *pool);
-struct sk_buff *dmn_alloc_test_frame(unsigned int len);
-struct sk_buff *dmn_alloc_test_frame_frags(unsigned int head, unsigned int nr,
-					   unsigned int frag_len);
+/* kunit.c: a page frag of KUnit's frames. */
+void dmn_skb_add_page_frag(struct sk_buff *skb, unsigned int i, struct page *page,
+			   unsigned int off, unsigned int size, unsigned int truesize);
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);
 dma_addr_t dmn_netmem_dma_addr(unsigned long netmem);
 void *dmn_netmem_address(unsigned long netmem);

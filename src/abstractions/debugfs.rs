@@ -8,13 +8,14 @@
 //! to restart a devmem-bound queue under traffic.
 
 use super::bindings;
-use kernel::{prelude::*, sync::Arc};
+use core::ptr::null_mut;
+use kernel::{c_str, prelude::*, sync::Arc};
 
 /// The `devmemnic/` directory; removed when the last holder drops it.
 ///
 /// # Invariants
 ///
-/// `dir` came from `dmn_debugfs_init` (an error pointer without debugfs,
+/// `dir` came from `debugfs_create_dir` (an error pointer without debugfs,
 /// which removal ignores) and is removed once, on drop.
 pub(crate) struct DebugfsRoot {
     dir: *mut bindings::dentry,
@@ -28,9 +29,11 @@ unsafe impl Sync for DebugfsRoot {}
 impl DebugfsRoot {
     /// Creates `devmemnic/` (nothing happens without debugfs).
     pub(crate) fn new() -> Result<Arc<Self>> {
-        // SAFETY: creating a directory has no precondition.
-        let dir = unsafe { bindings::dmn_debugfs_init() };
-        // INVARIANT: from `dmn_debugfs_init`.
+        // SAFETY: a NUL-terminated name; creating a directory at debugfs's root
+        // has no other precondition.
+        let dir =
+            unsafe { bindings::debugfs_create_dir(c_str!("devmemnic").as_char_ptr(), null_mut()) };
+        // INVARIANT: from `debugfs_create_dir`.
         Ok(Arc::new(Self { dir }, GFP_KERNEL)?)
     }
 }
@@ -39,7 +42,7 @@ impl Drop for DebugfsRoot {
     fn drop(&mut self) {
         // SAFETY: every `RestartKnob` holds an `Arc` of the root, so none is left;
         // the directory is removed once (type invariant).
-        unsafe { bindings::dmn_debugfs_remove(self.dir) };
+        unsafe { bindings::debugfs_remove(self.dir) };
     }
 }
 
@@ -82,6 +85,6 @@ impl Drop for RestartKnob {
     fn drop(&mut self) {
         // SAFETY: `dir` came from `dmn_debugfs_dev_add` (type invariant) and is
         // removed once; a write in progress finishes first.
-        unsafe { bindings::dmn_debugfs_remove(self.dir) };
+        unsafe { bindings::debugfs_remove(self.dir) };
     }
 }

@@ -2,12 +2,19 @@
 
 //! A callback run later, in process context, by a field of its owner.
 //!
-//! C helper: `src/helpers/delayed_call.c` (a `delayed_work` on
-//! `system_long_wq`). The kernel crate has `DelayedWork` on 7.2 only; this
-//! works on both kernels.
+//! C header: [`include/linux/workqueue.h`](srctree/include/linux/workqueue.h)
+//!
+//! A `delayed_work` on `system_long_wq` (its calls may sleep and repeat for
+//! as long as a process holds buffers) whose function is set when it is
+//! scheduled, and which, once disabled, stays disabled. The kernel crate has
+//! `DelayedWork` on 7.2 only; this works on every kernel.
 
 use super::bindings;
-use core::marker::PhantomPinned;
+use core::{
+    marker::{PhantomData, PhantomPinned},
+    ptr::{from_ref, null_mut},
+    sync::atomic::{AtomicPtr, Ordering},
+};
 use kernel::{prelude::*, types::Opaque};
 
 /// What a [`DelayedCall`] runs: `run` on its owner.
@@ -67,19 +74,31 @@ macro_rules! impl_has_delayed_call {
 ///
 /// # Invariants
 ///
-/// `raw` was initialised by `dmn_delayed_call_init()`; a function set in it
-/// is `trampoline::<O>` for the `O` this value is the [`HasDelayedCall`]
-/// field of.
+/// `work` was initialised with [`work_fn`]; `run` is null or the
+/// [`Runner`] of the `O` this value is the [`HasDelayedCall`] field of.
 #[pin_data(PinnedDrop)]
 pub(crate) struct DelayedCall {
     #[pin]
-    raw: Opaque<bindings::dmn_delayed_call>,
+    work: Opaque<bindings::delayed_work>,
+    /// What the work runs, set when it is scheduled (only then is the owner's
+    /// type known).
+    run: AtomicPtr<Runner>,
     #[pin]
     _pin: PhantomPinned,
 }
 
-// SAFETY: the C side serialises scheduling and running through the workqueue;
-// the owner's callback is `Send + Sync`.
+/// The function that runs the owner of a [`DelayedCall`] (`trampoline::<O>`).
+struct Runner(unsafe fn(&DelayedCall));
+
+/// The `'static` [`Runner`] of each owner type.
+struct Runners<O>(PhantomData<O>);
+
+impl<O: DelayedCallback> Runners<O> {
+    const RUNNER: Runner = Runner(trampoline::<O>);
+}
+
+// SAFETY: the workqueue serialises scheduling and running; the owner's
+// callback is `Send + Sync`.
 unsafe impl Send for DelayedCall {}
 // SAFETY: as above.
 unsafe impl Sync for DelayedCall {}
@@ -87,11 +106,13 @@ unsafe impl Sync for DelayedCall {}
 impl DelayedCall {
     /// A call not scheduled yet.
     pub(crate) fn new() -> impl PinInit<Self> {
+        // INVARIANT: the work runs `work_fn`, nothing set to run yet.
         pin_init!(Self {
             // SAFETY: `slot` is valid for writes; the helper initialises it.
-            raw <- Opaque::ffi_init(|slot: *mut bindings::dmn_delayed_call| unsafe {
-                bindings::dmn_delayed_call_init(slot)
+            work <- Opaque::ffi_init(|slot: *mut bindings::delayed_work| unsafe {
+                bindings::dmn_init_delayed_work(slot, Some(work_fn))
             }),
+            run: AtomicPtr::new(null_mut()),
             _pin: PhantomPinned,
         })
     }
@@ -100,17 +121,23 @@ impl DelayedCall {
     /// call scheduled it (not: already pending, or disabled).
     pub(crate) fn schedule<O: DelayedCallback>(owner: &O, ms: u32) -> bool {
         let call = owner.delayed_call();
-        // INVARIANT: the function is `trampoline::<O>` and `call` is `owner`'s
-        // `HasDelayedCall` field.
-        // SAFETY: `call.raw` was initialised (type invariant) and is pinned.
-        unsafe { bindings::dmn_delayed_call_schedule(call.raw.get(), Some(trampoline::<O>), ms) }
+        let runner: &'static Runner = &Runners::<O>::RUNNER;
+        // INVARIANT: `O`'s runner, and `call` is `owner`'s `HasDelayedCall`
+        // field.
+        call.run
+            .store(from_ref(runner).cast_mut(), Ordering::Release);
+        // SAFETY: `call.work` was initialised (type invariant) and is pinned;
+        // `system_long_wq` is set at boot.
+        unsafe { bindings::dmn_queue_delayed_work(bindings::system_long_wq, call.work.get(), ms) }
     }
 
-    /// Cancels the call, waits for a running one, and refuses every later
-    /// [`DelayedCall::schedule`]: the owner's teardown. May sleep.
+    /// Cancels the call, waits for a running one (which may have requeued
+    /// itself), and refuses every later [`DelayedCall::schedule`]: whoever
+    /// still holds the owner (a NAPI poll) cannot re-arm it once it is gone.
+    /// The owner's teardown. May sleep.
     pub(crate) fn disable(&self) {
         // SAFETY: initialised (type invariant); disabling is idempotent.
-        unsafe { bindings::dmn_delayed_call_disable_sync(self.raw.get()) };
+        unsafe { bindings::disable_delayed_work_sync(self.work.get()) };
     }
 }
 
@@ -123,21 +150,38 @@ impl PinnedDrop for DelayedCall {
     }
 }
 
+/// The work's function: runs what the call was last scheduled with.
+///
 /// # Safety
 ///
-/// Called by the helper with a `dmn_delayed_call` scheduled by
-/// [`DelayedCall::schedule::<O>`].
-unsafe extern "C" fn trampoline<O: DelayedCallback>(raw: *mut bindings::dmn_delayed_call) {
-    // SAFETY: `raw` is the `raw` field of a `DelayedCall` (`Opaque::get` returns
-    // the inner value's address) which is the `HasDelayedCall` field of a live,
-    // pinned `O` at `O::OFFSET` (type invariant; the field's drop cancels and
-    // waits for this call before the owner goes).
-    let owner = unsafe {
-        let call = raw
+/// Called by the workqueue with the `work` of an initialised [`DelayedCall`].
+unsafe extern "C" fn work_fn(work: *mut bindings::work_struct) {
+    // SAFETY: `work` is the `work` member of the `delayed_work` that
+    // `DelayedCall::work` holds (`Opaque::get` returns the inner value's
+    // address), in a live `DelayedCall` (the function's contract; its drop
+    // waits for this call).
+    let call = unsafe {
+        &*work
             .cast::<u8>()
-            .sub(core::mem::offset_of!(DelayedCall, raw))
-            .cast::<DelayedCall>();
-        &*call.cast::<u8>().sub(O::OFFSET).cast::<O>()
+            .sub(core::mem::offset_of!(bindings::delayed_work, work))
+            .sub(core::mem::offset_of!(DelayedCall, work))
+            .cast::<DelayedCall>()
     };
+    let run = call.run.load(Ordering::Acquire);
+    if !run.is_null() {
+        // SAFETY: a `'static` runner of the call's owner type (type invariant).
+        unsafe { ((*run).0)(call) };
+    }
+}
+
+/// # Safety
+///
+/// Called by [`work_fn`] with a `DelayedCall` scheduled by
+/// [`DelayedCall::schedule::<O>`].
+unsafe fn trampoline<O: DelayedCallback>(call: &DelayedCall) {
+    // SAFETY: `call` is the `HasDelayedCall` field of a live, pinned `O` at
+    // `O::OFFSET` (type invariant; the field's drop cancels and waits for
+    // this call before the owner goes).
+    let owner = unsafe { &*from_ref(call).cast::<u8>().sub(O::OFFSET).cast::<O>() };
     owner.run();
 }

@@ -347,7 +347,9 @@ unsafe fn with_bus_bytes<R>(
         return Err(EFAULT);
     }
     let offset = kernel::page::PAGE_SIZE - page_left(addr);
-    // SAFETY: `dev` is a live device (its invariant); the helper only translates.
+    // SAFETY: `dev` is a live device (its invariant); the helper only
+    // translates: valid for dma-direct (no IOMMU, no DMA ops), which is what a
+    // platform device gets, and null if the address does not name RAM.
     let page = unsafe { bindings::dmn_dma_addr_to_page(dev.as_raw(), addr) };
     if page.is_null() {
         return Err(EFAULT);

@@ -6,10 +6,13 @@
 //! and its case array as statics and puts a pointer to the suite in the
 //! `.kunit_test_suites` section, which KUnit runs when the module loads,
 //! exactly like C's `kunit_test_suite()`. Cases take a [`Test`] and report
-//! failures with [`kunit_expect!`] and [`kunit_expect_eq!`].
+//! failures with [`kunit_expect!`] and [`kunit_expect_eq!`]. Their frames
+//! are skbs of known bytes ([`SkBuff::test_frame`]), built into every module
+//! (only the suites call them).
 
-use super::bindings;
+use super::{bindings, skb::SkBuff};
 use core::{fmt, ptr::NonNull};
+use kernel::{page::Page, prelude::*};
 
 /// The KUnit test context a case runs in.
 ///
@@ -38,6 +41,89 @@ impl Test {
         // `%pA` format of the helper takes a pointer to `fmt::Arguments`, which lives
         // until the call returns.
         unsafe { bindings::dmn_kunit_fail(self.ptr.as_ptr(), core::ptr::from_ref(&args).cast()) };
+    }
+}
+
+impl SkBuff {
+    /// A new skb whose linear part holds `len` zeroes, which `fill` writes.
+    fn alloc_linear(len: u32, fill: impl FnOnce(&mut [u8])) -> Result<SkBuff> {
+        // SAFETY: plain allocation, what the static inline `alloc_skb()` calls.
+        let raw = unsafe {
+            bindings::__alloc_skb(len, kernel::bindings::GFP_KERNEL, 0, bindings::NUMA_NO_NODE)
+        };
+        if raw.is_null() {
+            return Err(ENOMEM);
+        }
+        // SAFETY: a fresh skb we own.
+        let skb = unsafe { SkBuff::from_raw(raw) };
+        // SAFETY: the skb is ours, with room for `len` bytes.
+        let data = unsafe { bindings::skb_put(raw, len) }.cast::<u8>();
+        // SAFETY: the `len` bytes just put, ours while we own the skb: zeroed,
+        // then lent to `fill`.
+        fill(unsafe {
+            data.write_bytes(0, len as usize);
+            core::slice::from_raw_parts_mut(data, len as usize)
+        });
+        Ok(skb)
+    }
+
+    /// A zeroed broadcast Ethernet frame of `len` bytes (ethertype 0x88b5,
+    /// local experimental), for exercising rings.
+    pub(crate) fn test_frame(len: u32) -> Result<SkBuff> {
+        if len < bindings::ETH_HLEN {
+            return Err(ENOMEM);
+        }
+        Self::alloc_linear(len, |data| {
+            data[..6].fill(0xff);
+            data[12] = 0x88;
+            data[13] = 0xb5;
+        })
+    }
+
+    /// A frame of `head` linear bytes and `nr` page frags of `frag_len`
+    /// bytes, each at offset 100 of its own page; byte k is `(k * 7) % 251`.
+    pub(crate) fn test_frame_with_frags(head: u32, nr: u32, frag_len: u32) -> Result<SkBuff> {
+        const FRAG_OFF: usize = 100;
+        let page_size = kernel::page::PAGE_SIZE;
+        if head < bindings::ETH_HLEN
+            || nr > bindings::MAX_SKB_FRAGS
+            || frag_len as usize > page_size - FRAG_OFF
+        {
+            return Err(ENOMEM);
+        }
+        let mut pos = 0u32;
+        let mut next = || {
+            let b = (pos.wrapping_mul(7) % 251) as u8;
+            pos = pos.wrapping_add(1);
+            b
+        };
+        let skb = Self::alloc_linear(head, |data| data.iter_mut().for_each(|b| *b = next()))?;
+        for i in 0..nr {
+            let page = Page::alloc_page(GFP_KERNEL)?;
+            let mut chunk = [0u8; 64];
+            let mut done = 0;
+            while done < frag_len as usize {
+                let n = chunk.len().min(frag_len as usize - done);
+                chunk[..n].iter_mut().for_each(|b| *b = next());
+                // SAFETY: `chunk` holds `n` bytes; the page is ours alone.
+                unsafe { page.write_raw(chunk.as_ptr(), FRAG_OFF + done, n)? };
+                done += n;
+            }
+            // SAFETY: the skb is ours and has room for frag `i`; the page's
+            // reference moves into the skb (which puts it when freed).
+            unsafe {
+                bindings::dmn_skb_add_page_frag(
+                    skb.as_ptr(),
+                    i,
+                    page.as_ptr().cast(),
+                    FRAG_OFF as u32,
+                    frag_len,
+                    page_size as u32,
+                )
+            };
+            core::mem::forget(page);
+        }
+        Ok(skb)
     }
 }
 

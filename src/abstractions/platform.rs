@@ -85,7 +85,7 @@ impl PlatformDevice {
     pub(crate) fn pin_forever(&self) {
         // SAFETY: the device is registered (type invariant); taking a reference
         // has no other precondition.
-        unsafe { bindings::dmn_device_get(self.as_raw_device()) };
+        unsafe { bindings::get_device(self.as_raw_device()) };
     }
 }
 

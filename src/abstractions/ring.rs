@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! A bounded ring of owned skbs between a sender and a NAPI poller (`ptr_ring`).
+//!
+//! C header: [`include/linux/ptr_ring.h`](srctree/include/linux/ptr_ring.h)
+//!
+//! The ring's locks are C's (`src/helpers/ring.c`). Producers are
+//! `ndo_start_xmit` calls of the peer's TX queues, which netpoll (netconsole)
+//! makes with hard IRQs off, possibly interrupting another TX queue's xmit on
+//! the same CPU: the producer lock is taken with IRQs off (a `_bh` unlock
+//! would enable softirqs with IRQs disabled), and so it is to count the
+//! queued frames, which also keeps a resize from swapping the queue
+//! meanwhile. Consumers are NAPI polls and process context: the `_bh`
+//! variants.
 
 use super::{bindings, skb::SkBuff};
 use core::{
@@ -53,7 +64,10 @@ impl SkbRing {
     }
 
     /// Gives the ring `size` entries, keeping every queued frame in order;
-    /// `EBUSY` (ring unchanged) if more than `size` frames are queued.
+    /// `EBUSY` (ring unchanged) if more than `size` frames are queued: a NIC
+    /// does not drop frames it accepted because its ring shrank (which
+    /// `ptr_ring_resize()` would). The helper holds both ring locks around
+    /// `__ptr_ring_swap_queue()`.
     pub(crate) fn resize(&self, size: u32) -> Result {
         // SAFETY: the ring is valid; the helper takes both of its locks.
         kernel::error::to_result(unsafe { bindings::dmn_ring_resize(self.ptr.as_ptr(), size) })?;

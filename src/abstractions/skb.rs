@@ -355,29 +355,6 @@ impl SkBuff {
         Ok(())
     }
 
-    /// A zeroed broadcast frame of `len` bytes (ethertype 0x88b5), for tests.
-    pub(crate) fn test_frame(len: u32) -> Result<SkBuff> {
-        // SAFETY: plain allocation; we own the result.
-        let raw = unsafe { bindings::dmn_alloc_test_frame(len) };
-        if raw.is_null() {
-            return Err(ENOMEM);
-        }
-        // SAFETY: a fresh skb we own.
-        Ok(unsafe { SkBuff::from_raw(raw) })
-    }
-
-    /// A frame of `head` linear bytes and `nr` page frags of `frag_len` bytes;
-    /// byte k is `(k * 7) % 251`. For tests.
-    pub(crate) fn test_frame_with_frags(head: u32, nr: u32, frag_len: u32) -> Result<SkBuff> {
-        // SAFETY: plain allocation; we own the result.
-        let raw = unsafe { bindings::dmn_alloc_test_frame_frags(head, nr, frag_len) };
-        if raw.is_null() {
-            return Err(ENOMEM);
-        }
-        // SAFETY: a fresh skb we own.
-        Ok(unsafe { SkBuff::from_raw(raw) })
-    }
-
     /// Builds an skb whose head is a page-pool fragment already holding `len`
     /// bytes of frame at `headroom`; recycles to the pool when freed. `_bh`:
     /// `napi_build_skb` takes the skb from a per-CPU cache of NAPI context.
@@ -565,6 +542,13 @@ pub(crate) fn rx_headroom() -> u32 {
 
 /// Frees skbs parked on CPUs' defer lists (and the page-pool buffers in them)
 /// by running the NET_RX softirq on every CPU; sleeps.
+///
+/// Skbs that TCP freed on another CPU wait on that CPU's defer list until its
+/// next NET_RX softirq (`skb_attempt_defer_free()`); on an idle CPU that can
+/// be forever, with devmem buffers in their frags. `raise_softirq()` is not
+/// exported: on each CPU, an empty skb handed to loopback's backlog raises
+/// NET_RX there (`net_rx_action()` flushes the defer list first); the stack
+/// drops the skb as an unhandled protocol (lo's `rx_nohandler`).
 pub(crate) fn flush_deferred_skbs() {
     // SAFETY: process context (callers may sleep); raising a softirq on each CPU
     // has no other precondition.

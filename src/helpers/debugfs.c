@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: devmemnic/<parent device>/restart_rx_queue. Writing a queue index
- * restarts that RX queue the way the core does on bind and unbind
- * (dmn_rx_queue_restart(), compat.c), under the device's ops locks.
+ * debugfs: devmemnic/<parent device>/restart_rx_queue (src/abstractions/debugfs.rs),
+ * whose writes restart an RX queue (dmn_rx_queue_restart(), compat.c).
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -11,7 +10,7 @@
 
 #include "devmemnic_helpers.h"
 
-/* debugfs: devmemnic/<parent device>/restart_rx_queue; write a queue index. */
+/* Writing a queue index restarts that queue, under the device's ops locks. */
 static ssize_t dmn_restart_rx_queue_write(struct file *file, const char __user *buf,
 					  size_t len, loff_t *ppos)
 {
@@ -34,11 +33,6 @@ static const struct file_operations dmn_restart_rx_queue_fops = {
 	.write = dmn_restart_rx_queue_write,
 };
 
-struct dentry *dmn_debugfs_init(void)
-{
-	return debugfs_create_dir("devmemnic", NULL);
-}
-
 struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev)
 {
 	struct dentry *dir;
@@ -46,9 +40,4 @@ struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev)
 	dir = debugfs_create_dir(dev_name(dev->dev.parent), root);
 	debugfs_create_file("restart_rx_queue", 0200, dir, dev, &dmn_restart_rx_queue_fops);
 	return dir;
-}
-
-void dmn_debugfs_remove(struct dentry *dir)
-{
-	debugfs_remove(dir);
 }

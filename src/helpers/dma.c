@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The virtual NIC's DMA: streaming mappings on the parent device, and the
- * page behind a bus address (dma-direct), mapped for a moment
- * (src/abstractions/dma.rs).
+ * DMA (src/abstractions/dma.rs): streaming mappings, and the page behind a
+ * bus address, mapped for a moment.
  */
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
@@ -31,11 +30,7 @@ void dmn_dma_unmap_page(struct device *dev, dma_addr_t addr, size_t size, int di
 	dma_unmap_page(dev, addr, size, dir);
 }
 
-/*
- * The "DMA engine" of a virtual NIC: a bus address on @dev back to the page
- * it names. Valid for dma-direct (no IOMMU), which is what a platform device
- * gets; NULL if the address does not name RAM.
- */
+/* The page behind a dma-direct bus address on @dev, or NULL. */
 struct page *dmn_dma_addr_to_page(struct device *dev, dma_addr_t addr)
 {
 	phys_addr_t phys;

@@ -1,23 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Core kernel services the Rust side calls: sleeping, time, RCU and rtnl
- * locks, bottom halves, device references, warnings.
+ * Core kernel services the Rust side calls: RCU, bottom halves, warnings,
+ * delayed work (src/abstractions/delayed_call.rs).
  */
-#include <linux/delay.h>
-#include <linux/device.h>
-#include <linux/rcupdate.h>
-#include <linux/rtnetlink.h>
-#include <linux/timekeeping.h>
 #include <linux/bottom_half.h>
 #include <linux/bug.h>
-#include <linux/version.h>
+#include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 
 #include "devmemnic_helpers.h"
-
-void dmn_msleep(unsigned int ms)
-{
-	msleep(ms);
-}
 
 void dmn_rcu_read_lock(void)
 {
@@ -27,26 +18,6 @@ void dmn_rcu_read_lock(void)
 void dmn_rcu_read_unlock(void)
 {
 	rcu_read_unlock();
-}
-
-void dmn_device_get(struct device *dev)
-{
-	get_device(dev);
-}
-
-void dmn_rtnl_lock(void)
-{
-	rtnl_lock();
-}
-
-void dmn_rtnl_unlock(void)
-{
-	rtnl_unlock();
-}
-
-u64 dmn_ktime_ns(void)
-{
-	return ktime_get_ns();
 }
 
 void dmn_warn(const char *msg)
@@ -64,8 +35,12 @@ void dmn_local_bh_enable(void)
 	local_bh_enable();
 }
 
-/* The running kernel's version, as LINUX_VERSION_CODE (major << 16 | minor << 8). */
-unsigned int dmn_kernel_version(void)
+void dmn_init_delayed_work(struct delayed_work *w, work_func_t fn)
 {
-	return LINUX_VERSION_CODE;
+	INIT_DELAYED_WORK(w, fn);
+}
+
+bool dmn_queue_delayed_work(struct workqueue_struct *wq, struct delayed_work *w, unsigned int ms)
+{
+	return queue_delayed_work(wq, w, msecs_to_jiffies(ms));
 }

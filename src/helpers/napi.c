@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NAPI (src/abstractions/napi.rs); the calls that differ between kernels
- * (the _locked variants) are in compat.c.
+ * NAPI and the NET_RX softirq (src/abstractions/napi.rs; skb.rs says why the
+ * deferred-free flush raises it this way); the calls that differ between
+ * kernels (the _locked variants) are in compat.c.
  */
+#include <linux/cpu.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
 
 #include "devmemnic_helpers.h"
 
@@ -25,4 +30,30 @@ bool dmn_napi_schedule(struct napi_struct *napi)
 struct net_device *dmn_napi_dev(struct napi_struct *napi)
 {
 	return napi->dev;
+}
+
+/* An empty skb handed to loopback's backlog raises NET_RX on this CPU. */
+static long dmn_kick_net_rx(void *unused)
+{
+	struct sk_buff *skb = alloc_skb(0, GFP_KERNEL);
+
+	if (!skb)
+		return -ENOMEM;
+	skb->dev = init_net.loopback_dev;
+	skb->protocol = 0;
+	local_bh_disable();
+	netif_rx(skb);
+	local_bh_enable();
+	return 0;
+}
+
+/* Frees the skbs parked on every CPU's defer list, for teardown. */
+void dmn_flush_deferred_skbs(void)
+{
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, dmn_kick_net_rx, NULL);
+	cpus_read_unlock();
 }
