@@ -14,6 +14,7 @@
 #include <net/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
 #include <net/page_pool/types.h>
 #include <net/xdp.h>
 #include <linux/filter.h>

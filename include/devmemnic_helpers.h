@@ -39,7 +39,6 @@ bool dmn_param_rss_queue_offset(void);
 const char *dmn_param_personality(void);
 size_t dmn_param_personality_len(void);
 unsigned int dmn_kernel_version(void);
-void dmn_netdev_reset_core_hds(struct net_device *dev, u32 thresh);
 
 /* KUnit: fail @test with a message given as Rust `fmt::Arguments` (%pA). */
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args);
@@ -74,13 +73,10 @@ void dmn_txq_stop(struct net_device *dev, unsigned int idx);
 void dmn_txq_wake(struct net_device *dev, unsigned int idx);
 bool dmn_txq_stopped(struct net_device *dev, unsigned int idx);
 void dmn_tx_start_all(struct net_device *dev);
-unsigned int dmn_real_num_rx_queues(const struct net_device *dev);
-unsigned int dmn_real_num_tx_queues(const struct net_device *dev);
 
 void dmn_rcu_read_lock(void);
 void dmn_rcu_read_unlock(void);
 struct device *dmn_netdev_parent(struct net_device *dev);
-u64 dmn_netdev_features(const struct net_device *dev);
 bool dmn_netif_rxfh_configured(const struct net_device *dev);
 bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
 void dmn_device_get(struct device *dev);
@@ -106,25 +102,19 @@ void dmn_rtnl_unlock(void);
 /* compat.c: the one place that knows which kernel it is built for. */
 void dmn_netdev_ops_lock(struct net_device *dev);
 void dmn_netdev_ops_unlock(struct net_device *dev);
-void dmn_napi_enable_locked(struct napi_struct *napi);
-void dmn_napi_disable_locked(struct napi_struct *napi);
-void dmn_napi_disable_unlocked(struct napi_struct *napi);
-int dmn_netdev_open_locked(struct net_device *dev);
-void dmn_netdev_close_locked(struct net_device *dev);
 void dmn_netdev_init_netmem_tx(struct net_device *dev);
 void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
 			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index,
 			 int irq);
 void dmn_napi_del_locked(struct napi_struct *napi);
-int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
-unsigned int dmn_rxq_page_size(struct net_device *dev, unsigned int idx);
-void dmn_wait_provider_release(void);
 
 /*
  * debugfs.c: devmemnic/<parent device>/restart_rx_queue restarts an RX queue
  * the way the core does on bind and unbind. Without debugfs these do nothing
  * (ERR_PTR dentries are accepted by remove).
  */
+/* Defined in Rust (src/abstractions/queue_mgmt.rs); the ops locks held. */
+int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 struct dentry;
 struct dentry *dmn_debugfs_init(void);
 struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev);
@@ -134,7 +124,6 @@ u64 dmn_feature_gro_hw(void);
 u64 dmn_ktime_ns(void);
 u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);
-void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg);
 u8 dmn_rss_hash_top(void);
 
 /* NAPI. */

@@ -2,7 +2,8 @@
 /*
  * debugfs: devmemnic/<parent device>/restart_rx_queue. Writing a queue index
  * restarts that RX queue the way the core does on bind and unbind
- * (dmn_rx_queue_restart(), compat.c), under the device's ops locks.
+ * (dmn_rx_queue_restart(), src/abstractions/queue_mgmt.rs), under the
+ * device's ops locks.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>

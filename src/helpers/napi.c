@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * NAPI (src/abstractions/napi.rs); the calls that differ between kernels
- * (the _locked variants) are in compat.c.
+ * (the _locked add and delete) are in compat.c.
  */
 #include <linux/netdevice.h>
 

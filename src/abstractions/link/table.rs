@@ -30,7 +30,9 @@ use super::{
 use crate::abstractions::{
     bindings,
     extack::Extack,
-    netdev::{init_device, priv_of, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig},
+    netdev::{
+        init_device, priv_of, reset_core_hds, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig,
+    },
     skb::SkBuff,
 };
 use core::{
@@ -426,7 +428,7 @@ impl<T: LinkKind> Adapter<T> {
         // registered, so the core's HDS state needs no lock.
         unsafe {
             init_device::<T>(dev, T::parent(&keep), &cfg, T::VTABLES, data, true)?;
-            bindings::dmn_netdev_reset_core_hds(dev, hds_thresh);
+            reset_core_hds(dev, hds_thresh);
         }
         Ok(())
     }
