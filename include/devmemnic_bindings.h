@@ -9,6 +9,7 @@
 #include <linux/highmem.h>
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
+#include <linux/if_arp.h>
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>

@@ -64,6 +64,9 @@ struct ptr_ring;
 struct netlink_ext_ack;
 
 void *dmn_netdev_priv(struct net_device *dev);
+struct net *dmn_dev_net(const struct net_device *dev);
+void dmn_dev_hold(struct net_device *dev);
+void dmn_dev_put(struct net_device *dev);
 void dmn_netdev_set_parent(struct net_device *dev, struct device *parent);
 void dmn_eth_hw_addr_random(struct net_device *dev);
 bool dmn_netif_running(const struct net_device *dev);
@@ -252,34 +255,16 @@ enum {
 struct nlattr;
 struct net;
 struct rtnl_link_ops;
-struct net_device *dmn_link_create_peer(struct net_device *dev, const char *pattern,
-					const struct nlattr *peer_req,
-					struct netlink_ext_ack *extack);
-void dmn_link_free_unregistered(struct net_device *dev);
 u32 dmn_nla_get_u32(const struct nlattr *nla);
+void *dmn_nla_data(const struct nlattr *nla);
+bool dmn_nla_is_ether_addr(const struct nlattr *nla);
 void dmn_link_for_each(struct net_device *in_net_of, const struct rtnl_link_ops *ops,
 		       void (*f)(struct net_device *dev, void *ctx), void *ctx);
-int dmn_register_netdevice(struct net_device *dev);
 void dmn_unregister_netdevice(struct net_device *dev);
-int dmn_lower_check(struct net_device *lower, const struct rtnl_link_ops *ours,
-		    struct netlink_ext_ack *extack);
 rx_handler_result_t dmn_lower_rx_filter(struct sk_buff **pskb, struct net_device **upper,
 					struct sk_buff **deliver);
-int dmn_lower_attach(struct net_device *lower, struct net_device *upper,
-		     rx_handler_func_t *handler, struct netlink_ext_ack *extack);
-void dmn_lower_detach(struct net_device *lower, struct net_device *upper);
-struct net_device *dmn_lower_upper(struct net_device *lower, rx_handler_func_t *handler);
 struct net_device *dmn_netdev_notifier_dev(void *ptr);
 int dmn_lower_xmit(struct net_device *lower, struct sk_buff *skb);
-bool dmn_xmit_ok(int ret);
-void dmn_lower_uc_add(struct net_device *lower, const struct net_device *upper);
-void dmn_lower_uc_del(struct net_device *lower, const struct net_device *upper);
-void dmn_lower_sync_carrier(struct net_device *lower, struct net_device *upper);
-unsigned int dmn_netdev_mtu(const struct net_device *dev);
-int dmn_netdev_ifindex(const struct net_device *dev);
-const char *dmn_netdev_name(const struct net_device *dev);
-int dmn_netdev_set_mtu(struct net_device *dev, unsigned int mtu);
-bool dmn_rtnl_is_locked(void);
 #ifdef DMN_NEWLINK_PARAMS
 struct rtnl_newlink_params;
 struct net *dmn_rtnl_newlink_link_net(struct rtnl_newlink_params *params);

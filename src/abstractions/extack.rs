@@ -54,6 +54,17 @@ impl Extack {
         unsafe { self.set(msg.to_bytes_with_nul().as_ptr().cast(), None) }
     }
 
+    /// As [`Extack::msg`], naming the attribute at fault
+    /// (`NL_SET_ERR_MSG_ATTR`).
+    ///
+    /// # Safety
+    ///
+    /// `attr` is an attribute of the request this extack answers.
+    pub(super) unsafe fn msg_attr(&self, attr: *const bindings::nlattr, msg: &'static CStr) {
+        // SAFETY: as the caller guarantees.
+        unsafe { self.set(msg.as_char_ptr().cast(), Some(attr)) }
+    }
+
     /// What the `NL_SET_ERR_MSG*` macros do: the netlink_extack tracepoint,
     /// then the message (and the attribute, with no policy) in the extack.
     ///

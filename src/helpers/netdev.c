@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Net devices: private data, carrier and TX queue state, features and
- * RSS contexts (src/abstractions/netdev.rs, ethtool.rs).
+ * Net devices: private data, netns, references, carrier and TX queue
+ * state, features, RSS contexts (src/abstractions/netdev.rs, ethtool.rs,
+ * link/).
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -24,6 +25,21 @@ void dmn_netdev_set_parent(struct net_device *dev, struct device *parent)
 void dmn_eth_hw_addr_random(struct net_device *dev)
 {
 	eth_hw_addr_random(dev);
+}
+
+struct net *dmn_dev_net(const struct net_device *dev)
+{
+	return dev_net(dev);
+}
+
+void dmn_dev_hold(struct net_device *dev)
+{
+	dev_hold(dev);
+}
+
+void dmn_dev_put(struct net_device *dev)
+{
+	dev_put(dev);
 }
 
 bool dmn_netif_running(const struct net_device *dev)
