@@ -9,11 +9,13 @@
 #include <linux/highmem.h>
 #include <linux/netdevice.h>
 #include <linux/etherdevice.h>
+#include <linux/if_arp.h>
 #include <linux/ethtool.h>
 #include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
 #include <net/page_pool/types.h>
 #include <net/xdp.h>
 #include <linux/filter.h>

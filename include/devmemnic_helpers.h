@@ -44,7 +44,6 @@ extern unsigned int dmn_queues;
 extern unsigned int dmn_max_queues;
 extern bool dmn_rss_queue_offset;
 extern char *dmn_personality;
-void dmn_netdev_reset_core_hds(struct net_device *dev, u32 thresh);
 
 /* KUnit: fail @test with a message given as Rust `fmt::Arguments` (%pA). */
 void dmn_kunit_fail(struct kunit *test, const void *fmt_args);
@@ -69,6 +68,9 @@ struct ptr_ring;
 struct netlink_ext_ack;
 
 void *dmn_netdev_priv(struct net_device *dev);
+struct net *dmn_dev_net(const struct net_device *dev);
+void dmn_dev_hold(struct net_device *dev);
+void dmn_dev_put(struct net_device *dev);
 void dmn_netdev_set_parent(struct net_device *dev, struct device *parent);
 void dmn_eth_hw_addr_random(struct net_device *dev);
 bool dmn_netif_running(const struct net_device *dev);
@@ -78,13 +80,10 @@ void dmn_txq_stop(struct net_device *dev, unsigned int idx);
 void dmn_txq_wake(struct net_device *dev, unsigned int idx);
 bool dmn_txq_stopped(struct net_device *dev, unsigned int idx);
 void dmn_tx_start_all(struct net_device *dev);
-unsigned int dmn_real_num_rx_queues(const struct net_device *dev);
-unsigned int dmn_real_num_tx_queues(const struct net_device *dev);
 
 void dmn_rcu_read_lock(void);
 void dmn_rcu_read_unlock(void);
 struct device *dmn_netdev_parent(struct net_device *dev);
-u64 dmn_netdev_features(const struct net_device *dev);
 bool dmn_netif_rxfh_configured(const struct net_device *dev);
 bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx);
 void dmn_flush_deferred_skbs(void);
@@ -98,28 +97,21 @@ bool dmn_queue_delayed_work(struct workqueue_struct *wq, struct delayed_work *w,
 /* compat.c: the one place that knows which kernel it is built for. */
 void dmn_netdev_ops_lock(struct net_device *dev);
 void dmn_netdev_ops_unlock(struct net_device *dev);
-void dmn_napi_enable_locked(struct napi_struct *napi);
-void dmn_napi_disable_locked(struct napi_struct *napi);
-void dmn_napi_disable_unlocked(struct napi_struct *napi);
-int dmn_netdev_open_locked(struct net_device *dev);
-void dmn_netdev_close_locked(struct net_device *dev);
 void dmn_netdev_init_netmem_tx(struct net_device *dev);
 void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
 			 int (*poll)(struct napi_struct *napi, int budget), unsigned int index,
 			 int irq);
 void dmn_napi_del_locked(struct napi_struct *napi);
-int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
-unsigned int dmn_rxq_page_size(struct net_device *dev, unsigned int idx);
-void dmn_wait_provider_release(void);
 
 /* debugfs.c: devmemnic/<parent device>/restart_rx_queue. */
+/* Defined in Rust (src/abstractions/queue_mgmt.rs); the ops locks held. */
+int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 struct dentry;
 struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev);
 u64 dmn_default_features(void);
 u64 dmn_feature_gro_hw(void);
 u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);
-void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg);
 u8 dmn_rss_hash_top(void);
 
 /* NAPI. */
@@ -227,34 +219,16 @@ enum {
 struct nlattr;
 struct net;
 struct rtnl_link_ops;
-struct net_device *dmn_link_create_peer(struct net_device *dev, const char *pattern,
-					const struct nlattr *peer_req,
-					struct netlink_ext_ack *extack);
-void dmn_link_free_unregistered(struct net_device *dev);
 u32 dmn_nla_get_u32(const struct nlattr *nla);
+void *dmn_nla_data(const struct nlattr *nla);
+bool dmn_nla_is_ether_addr(const struct nlattr *nla);
 void dmn_link_for_each(struct net_device *in_net_of, const struct rtnl_link_ops *ops,
 		       void (*f)(struct net_device *dev, void *ctx), void *ctx);
-int dmn_register_netdevice(struct net_device *dev);
 void dmn_unregister_netdevice(struct net_device *dev);
-int dmn_lower_check(struct net_device *lower, const struct rtnl_link_ops *ours,
-		    struct netlink_ext_ack *extack);
 rx_handler_result_t dmn_lower_rx_filter(struct sk_buff **pskb, struct net_device **upper,
 					struct sk_buff **deliver);
-int dmn_lower_attach(struct net_device *lower, struct net_device *upper,
-		     rx_handler_func_t *handler, struct netlink_ext_ack *extack);
-void dmn_lower_detach(struct net_device *lower, struct net_device *upper);
-struct net_device *dmn_lower_upper(struct net_device *lower, rx_handler_func_t *handler);
 struct net_device *dmn_netdev_notifier_dev(void *ptr);
 int dmn_lower_xmit(struct net_device *lower, struct sk_buff *skb);
-bool dmn_xmit_ok(int ret);
-void dmn_lower_uc_add(struct net_device *lower, const struct net_device *upper);
-void dmn_lower_uc_del(struct net_device *lower, const struct net_device *upper);
-void dmn_lower_sync_carrier(struct net_device *lower, struct net_device *upper);
-unsigned int dmn_netdev_mtu(const struct net_device *dev);
-int dmn_netdev_ifindex(const struct net_device *dev);
-const char *dmn_netdev_name(const struct net_device *dev);
-int dmn_netdev_set_mtu(struct net_device *dev, unsigned int mtu);
-bool dmn_rtnl_is_locked(void);
 #ifdef DMN_NEWLINK_PARAMS
 struct rtnl_newlink_params;
 struct net *dmn_rtnl_newlink_link_net(struct rtnl_newlink_params *params);

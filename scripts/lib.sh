@@ -146,7 +146,7 @@ declared_features() { # flavour (a stock kernel has one: stock)
 	echo "$f"
 }
 # Of those, the ones the module finds by its own probes and lists in
-# `modinfo -F features` (the end of src/helpers/compat.c).
+# `modinfo -F features` (FEATURES in src/abstractions/module.rs).
 MODULE_PROBED_FEATURES="devmem-tx hds-thresh rx-buf-len napi-config kunit"
 
 START_TS=$(date +%s)

@@ -21,3 +21,8 @@ pub(crate) fn emsgsize() -> Error {
 pub(crate) fn enetdown() -> Error {
     Error::from_errno(-(bindings::ENETDOWN as i32))
 }
+
+/// `EADDRNOTAVAIL`: the address asked for cannot be used.
+pub(crate) fn eaddrnotavail() -> Error {
+    Error::from_errno(-(bindings::EADDRNOTAVAIL as i32))
+}

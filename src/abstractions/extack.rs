@@ -9,7 +9,7 @@
 //! callback's duration, and its message reaches userspace with the error.
 
 use super::bindings;
-use kernel::prelude::*;
+use kernel::{ffi, prelude::*};
 
 /// Where a netlink request's error message goes (its extack).
 ///
@@ -42,20 +42,51 @@ impl Extack {
         self.0
     }
 
-    /// Sets the message userspace sees with the error.
+    /// Sets the message userspace sees with the error (`NL_SET_ERR_MSG`).
     pub(crate) fn msg(&self, msg: &'static CStr) {
-        if !self.0.is_null() {
-            // SAFETY: a non-null extack is valid for the callback's duration; the
-            // message is static, as `NL_SET_ERR_MSG` requires.
-            unsafe { bindings::dmn_extack_msg(self.0, msg.as_char_ptr().cast()) };
-        }
+        // SAFETY: no attribute.
+        unsafe { self.set(msg.as_char_ptr().cast(), None) }
     }
 
     /// As [`Extack::msg`], from a `core` C string (what plain-data tables hold).
     pub(crate) fn msg_c(&self, msg: &'static core::ffi::CStr) {
-        if !self.0.is_null() {
-            // SAFETY: as in `msg`: a valid extack, a static message.
-            unsafe { bindings::dmn_extack_msg(self.0, msg.to_bytes_with_nul().as_ptr().cast()) };
+        // SAFETY: no attribute.
+        unsafe { self.set(msg.to_bytes_with_nul().as_ptr().cast(), None) }
+    }
+
+    /// As [`Extack::msg`], naming the attribute at fault
+    /// (`NL_SET_ERR_MSG_ATTR`).
+    ///
+    /// # Safety
+    ///
+    /// `attr` is an attribute of the request this extack answers.
+    pub(super) unsafe fn msg_attr(&self, attr: *const bindings::nlattr, msg: &'static CStr) {
+        // SAFETY: as the caller guarantees.
+        unsafe { self.set(msg.as_char_ptr().cast(), Some(attr)) }
+    }
+
+    /// What the `NL_SET_ERR_MSG*` macros do: the netlink_extack tracepoint,
+    /// then the message (and the attribute, with no policy) in the extack.
+    ///
+    /// # Safety
+    ///
+    /// `msg` is a static NUL-terminated string; `attr`, if given, is an
+    /// attribute of the request this extack answers.
+    unsafe fn set(&self, msg: *const ffi::c_char, attr: Option<*const bindings::nlattr>) {
+        // SAFETY: a NUL-terminated message, traced as it is.
+        unsafe { bindings::do_trace_netlink_extack(msg) };
+        if self.0.is_null() {
+            return;
+        }
+        // SAFETY: a non-null extack is valid for the callback's duration
+        // (type invariant); the message is static and the attribute the
+        // request's, as the core reads them when it answers it.
+        unsafe {
+            (*self.0)._msg = msg;
+            if let Some(attr) = attr {
+                (*self.0).bad_attr = attr;
+                (*self.0).policy = core::ptr::null();
+            }
         }
     }
 }

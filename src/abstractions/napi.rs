@@ -312,7 +312,7 @@ impl<S> Napi<S> {
         // SAFETY: added and disabled (checked under `ctl`); callers hold the ops
         // locks, as `netif_queue_set_napi()` requires.
         unsafe {
-            bindings::dmn_napi_enable_locked(self.raw.get());
+            enable_locked(self.raw.get());
             bindings::netif_queue_set_napi(
                 dev.as_raw(),
                 queue,
@@ -337,7 +337,7 @@ impl<S> Napi<S> {
                 bindings::netdev_queue_type_NETDEV_QUEUE_TYPE_RX,
                 core::ptr::null_mut(),
             );
-            bindings::dmn_napi_disable_locked(self.raw.get());
+            disable_locked(self.raw.get());
         }
         self.enabled.store(false, Ordering::Relaxed);
     }
@@ -359,7 +359,7 @@ impl<S> Napi<S> {
         if was_enabled {
             // SAFETY: enabled, so disabling is valid; it waits for a running poll;
             // callers hold the ops locks.
-            unsafe { bindings::dmn_napi_disable_locked(self.raw.get()) };
+            unsafe { disable_locked(self.raw.get()) };
         }
         // SAFETY: polling is disabled or was never enabled and `ctl` is held, so
         // nothing else touches the state (type invariant).
@@ -374,7 +374,7 @@ impl<S> Napi<S> {
             // SAFETY: disabled just above; re-enable and poll once for anything that
             // arrived meanwhile (producers could not schedule a disabled NAPI).
             unsafe {
-                bindings::dmn_napi_enable_locked(self.raw.get());
+                enable_locked(self.raw.get());
                 bindings::dmn_napi_schedule(self.raw.get())
             };
         }
@@ -398,15 +398,46 @@ impl<S> PinnedDrop for Napi<S> {
                 )
             };
             // SAFETY: as in `disable` and `deactivate`: the state flags say what is
-            // valid; with the owner being dropped, no device lock is held.
+            // valid; with the owner being dropped, no device lock is held
+            // (`napi_disable` takes the instance lock itself).
             unsafe {
                 if self.enabled.load(Ordering::Relaxed) {
-                    bindings::dmn_napi_disable_unlocked(self.raw.get());
+                    bindings::napi_disable(self.raw.get());
                 }
                 bindings::dmn_napi_del(self.raw.get());
             }
         }
     }
+}
+
+/// Enables a NAPI from a control path that holds the device's ops locks:
+/// `napi_enable_locked()` where devices are ops-locked (`napi_enable()`
+/// would take the instance lock again), else `napi_enable()`.
+///
+/// # Safety
+///
+/// `napi` is added and disabled; the caller holds its device's ops locks.
+unsafe fn enable_locked(napi: *mut bindings::napi_struct) {
+    #[cfg(dmn_ops_lock)]
+    let enable = bindings::napi_enable_locked;
+    #[cfg(not(dmn_ops_lock))]
+    let enable = bindings::napi_enable;
+    // SAFETY: as the caller guarantees.
+    unsafe { enable(napi) };
+}
+
+/// Disables a NAPI (waiting for a running poll) as [`enable_locked`] enables it.
+///
+/// # Safety
+///
+/// `napi` is enabled; the caller holds its device's ops locks.
+unsafe fn disable_locked(napi: *mut bindings::napi_struct) {
+    #[cfg(dmn_ops_lock)]
+    let disable = bindings::napi_disable_locked;
+    #[cfg(not(dmn_ops_lock))]
+    let disable = bindings::napi_disable;
+    // SAFETY: as the caller guarantees.
+    unsafe { disable(napi) };
 }
 
 /// The poll function registered with the core for owner type `O`.

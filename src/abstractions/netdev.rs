@@ -86,15 +86,27 @@ impl NetDev {
     /// Brings the device up (`dev_open`), with its ops locks held.
     pub(crate) fn open(&self, lock: &OpsLock<'_>) -> Result {
         lock.check(self)?;
-        // SAFETY: the device is allocated and its ops locks are held (checked).
-        to_result(unsafe { bindings::dmn_netdev_open_locked(self.as_raw()) })
+        // `netif_open` where devices are ops-locked (`dev_open` would take
+        // the instance lock again).
+        #[cfg(dmn_ops_lock)]
+        let open = bindings::netif_open;
+        #[cfg(not(dmn_ops_lock))]
+        let open = bindings::dev_open;
+        // SAFETY: the device is allocated and its ops locks are held (checked);
+        // no extack.
+        to_result(unsafe { open(self.as_raw(), core::ptr::null_mut()) })
     }
 
     /// Takes the device down (`dev_close`), with its ops locks held.
     pub(crate) fn close(&self, lock: &OpsLock<'_>) -> Result {
         lock.check(self)?;
+        // As in `open`.
+        #[cfg(dmn_ops_lock)]
+        let close = bindings::netif_close;
+        #[cfg(not(dmn_ops_lock))]
+        let close = bindings::dev_close;
         // SAFETY: the device is allocated and its ops locks are held (checked).
-        unsafe { bindings::dmn_netdev_close_locked(self.as_raw()) };
+        unsafe { close(self.as_raw()) };
         Ok(())
     }
 
@@ -151,31 +163,34 @@ impl NetDev {
         unsafe { bindings::dmn_netif_rxfh_configured(self.as_raw()) }
     }
 
+    /// The features on (`dev->features`, `ethtool -k`).
+    fn features(&self) -> u64 {
+        // SAFETY: the device is allocated; a plain read of a field the core
+        // changes under rtnl (a racing reader sees old or new).
+        unsafe { core::ptr::addr_of!((*self.as_raw()).features).read_volatile() }
+    }
+
     /// Whether ntuple filters are enabled (`ethtool -K ntuple`).
     pub(crate) fn ntuple_enabled(&self) -> bool {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe {
-            bindings::dmn_netdev_features(self.as_raw()) & bindings::dmn_feature_ntuple() != 0
-        }
+        // SAFETY: returns a constant.
+        self.features() & unsafe { bindings::dmn_feature_ntuple() } != 0
     }
 
     /// Whether receive coalescing is on (`ethtool -K rx-gro-hw`).
     pub(crate) fn gro_hw_enabled(&self) -> bool {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe {
-            bindings::dmn_netdev_features(self.as_raw()) & bindings::dmn_feature_gro_hw() != 0
-        }
+        // SAFETY: returns a constant.
+        self.features() & unsafe { bindings::dmn_feature_gro_hw() } != 0
     }
 
     /// Resets the header-split configuration the core holds to a new
     /// device's (7.2: what it reports, compares rings requests with, and
     /// holds bindings to): tcp-data-split unset, threshold `thresh`, as a
-    /// driver sets its default; the core of 6.12 keeps none. Under the ops
-    /// locks, or before the device is registered.
+    /// driver sets its default (fbnic, bnxt); the core of 6.12 keeps none.
+    /// Under the ops locks, or before the device is registered.
     pub(crate) fn reset_core_hds(&self, thresh: u32) {
         // SAFETY: the device is allocated (type invariant); callers hold the
         // ops locks or the device is not registered yet.
-        unsafe { bindings::dmn_netdev_reset_core_hds(self.as_raw(), thresh) }
+        unsafe { reset_core_hds(self.as_raw(), thresh) }
     }
 
     /// Whether the device is administratively up.
@@ -224,14 +239,15 @@ impl NetDev {
 
     /// Active RX queues.
     pub(crate) fn real_num_rx_queues(&self) -> u32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_real_num_rx_queues(self.as_raw()) }
+        // SAFETY: the device is allocated; a plain read of a field the core
+        // changes under rtnl (a racing reader sees old or new).
+        unsafe { core::ptr::addr_of!((*self.as_raw()).real_num_rx_queues).read_volatile() }
     }
 
     /// Active TX queues.
     pub(crate) fn real_num_tx_queues(&self) -> u32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_real_num_tx_queues(self.as_raw()) }
+        // SAFETY: as in `real_num_rx_queues`.
+        unsafe { core::ptr::addr_of!((*self.as_raw()).real_num_tx_queues).read_volatile() }
     }
 
     /// Changes the active queue counts; from `set_channels` (rtnl held: see
@@ -283,9 +299,9 @@ impl NetDev {
     /// memory from the queue ops, stop, start on it, old memory freed.
     pub(crate) fn restart_rx_queue(&self, lock: &OpsLock<'_>, idx: u32) -> Result {
         lock.check(self)?;
-        // SAFETY: the device is allocated and its ops locks are held (checked); the
-        // helper range-checks `idx`.
-        to_result(unsafe { bindings::dmn_rx_queue_restart(self.as_raw(), idx) })
+        // SAFETY: the device is allocated, with our queue ops or none, and its
+        // ops locks are held (checked).
+        unsafe { super::queue_mgmt::restart_rx_queue(self.as_raw(), idx) }
     }
 }
 
@@ -583,6 +599,38 @@ pub(super) unsafe fn init_device<T: NetDevOps>(
         }
     }
     Ok(ethtool_ops)
+}
+
+/// Resets `dev`'s header-split configuration in the core (see
+/// [`NetDev::reset_core_hds`]). Both copies: an ethtool netlink request in
+/// flight swaps `cfg_pending` in on success.
+///
+/// # Safety
+///
+/// `dev` is allocated; the caller holds its ops locks or it is not registered.
+pub(super) unsafe fn reset_core_hds(dev: *mut bindings::net_device, thresh: u32) {
+    #[cfg(dmn_hds_thresh)]
+    {
+        // SAFETY: as the caller guarantees; the core allocates both with the
+        // device.
+        unsafe {
+            (*(*dev).cfg).hds_thresh = thresh;
+            (*(*dev).cfg_pending).hds_thresh = thresh;
+        }
+    }
+    #[cfg(dmn_core_hds)]
+    {
+        let unset = bindings::DMN_TCP_DATA_SPLIT_UNKNOWN as u8;
+        // SAFETY: as above.
+        unsafe {
+            (*(*dev).cfg).hds_config = unset;
+            (*(*dev).cfg_pending).hds_config = unset;
+        }
+    }
+    #[cfg(not(dmn_hds_thresh))]
+    let _ = thresh;
+    #[cfg(not(any(dmn_hds_thresh, dmn_core_hds)))]
+    let _ = dev;
 }
 
 /// Makes two link devices each other's [`NetDev::peer`].

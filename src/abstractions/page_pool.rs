@@ -369,11 +369,26 @@ impl Drop for HostFrag<'_> {
 }
 
 /// Waits until memory providers released by destroyed pools have finished
-/// their deferred teardown (on 7.2 a devmem binding is freed from a workqueue
-/// after its last reference, detaching its dma-buf from the pool's DMA
-/// device); sleeps. Owners call it before the DMA device goes away.
+/// their deferred teardown; sleeps. Owners call it before the DMA device
+/// goes away.
+///
+/// A devmem binding's last reference can drop when a page pool is
+/// destroyed; 7.2 then frees the binding (unmapping and detaching the
+/// dma-buf from our parent device) from `schedule_work()`, reached through
+/// its percpu_ref's release, which may itself run from the RCU callback of
+/// `percpu_ref_kill()`. So: wait for pending RCU callbacks, then for the work
+/// they queued (`__flush_workqueue()`: the core queues it on the system
+/// queue and offers nothing else to wait on; C's `flush_workqueue()` macro
+/// warns at build time about flushing a system-wide queue). 6.12 frees the
+/// binding synchronously; the wait is then a no-op.
 pub(crate) fn wait_for_provider_release() {
     // SAFETY: process context (callers may sleep); waiting has no other
-    // precondition.
-    unsafe { bindings::dmn_wait_provider_release() };
+    // precondition, and the system queues exist from boot on.
+    unsafe {
+        bindings::rcu_barrier();
+        #[cfg(dmn_system_percpu_wq)]
+        bindings::__flush_workqueue(bindings::system_percpu_wq);
+        #[cfg(not(dmn_system_percpu_wq))]
+        bindings::__flush_workqueue(bindings::system_wq);
+    }
 }

@@ -16,12 +16,17 @@
 //! down. On 6.12 the configuration is always the default ([`QueueConfig`]).
 
 use super::{
-    bindings,
+    bindings, errno,
     netdev::{priv_of, NetDev},
     netdev_ops::NetDevOps,
 };
 use core::{ffi::c_void, marker::PhantomData};
-use kernel::{build_error, error::from_result, prelude::*};
+use kernel::{
+    build_error,
+    error::{from_result, to_result},
+    ffi::{c_int, c_uint},
+    prelude::*,
+};
 
 /// The configuration of one RX queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,14 +99,141 @@ pub(crate) trait QueueMgmt: NetDevOps {
 }
 
 /// The configuration RX queue `idx` of `dev` runs with now: the driver's
-/// default with the queue's memory provider's request applied (one page on
-/// kernels without queue configurations). Ops locks held.
+/// default with the queue's memory provider's request applied (io_uring
+/// zcrx's `rx_buf_len`), as the core renders it; one page on kernels
+/// without queue configurations. Ops locks held.
 pub(crate) fn current_config(dev: &NetDev, idx: u32) -> QueueConfig {
-    // SAFETY: the device is allocated (`NetDev` invariant); the helper
-    // range-checks `idx` and reads the queue's provider parameters under the
-    // caller's ops locks.
-    let size = unsafe { bindings::dmn_rxq_page_size(dev.as_raw(), idx) };
-    QueueConfig { rx_page_size: size }
+    #[cfg(dmn_queue_qcfg)]
+    {
+        // SAFETY: the device is allocated (`NetDev` invariant); a field set
+        // before registration.
+        let has_ops = !unsafe { (*dev.as_raw()).queue_mgmt_ops }.is_null();
+        if let (true, true, Ok(rxq)) = (idx < dev.num_rx_queues(), has_ops, i32::try_from(idx)) {
+            let mut qcfg = bindings::netdev_queue_config::default();
+            // SAFETY: `idx` is in range; the core reads the queue's provider
+            // parameters under the caller's ops locks.
+            unsafe { bindings::netdev_queue_config(dev.as_raw(), rxq, &mut qcfg) };
+            if qcfg.rx_page_size != 0 {
+                return QueueConfig {
+                    rx_page_size: qcfg.rx_page_size,
+                };
+            }
+        }
+    }
+    #[cfg(not(dmn_queue_qcfg))]
+    let _ = (dev, idx);
+    QueueConfig::page_sized()
+}
+
+/// Restarts RX queue `idx` of `dev` as the core does on bind and unbind
+/// (`netdev_rx_queue_restart()`): new memory from the queue ops, stop, start
+/// on it, old memory freed. `ENETDOWN` while the device is down, `EINVAL`
+/// for a queue not active.
+///
+/// # Safety
+///
+/// `dev` is a device of ours (a [`NetDev`]), with `dev->queue_mgmt_ops` null
+/// or valid; the caller holds its ops locks.
+pub(super) unsafe fn restart_rx_queue(dev: *mut bindings::net_device, idx: u32) -> Result {
+    // SAFETY: allocated (the caller's guarantee).
+    if !unsafe { bindings::dmn_netif_running(dev) } {
+        return Err(errno::enetdown());
+    }
+    // SAFETY: as above; a field the core changes under the caller's locks.
+    if idx >= unsafe { (*dev).real_num_rx_queues } {
+        return Err(EINVAL);
+    }
+    // SAFETY: as the caller guarantees; `idx` is an active queue.
+    unsafe { restart_checked(dev, idx) }
+}
+
+/// `netdev_rx_queue_restart()` itself (7.2 exports it, in the namespace
+/// `NETDEV_INTERNAL` that `module.rs` imports).
+///
+/// # Safety
+///
+/// As for [`restart_rx_queue`]; `idx` is an active queue, the device up.
+#[cfg(dmn_restart_exported)]
+unsafe fn restart_checked(dev: *mut bindings::net_device, idx: u32) -> Result {
+    // SAFETY: as the caller guarantees.
+    to_result(unsafe { bindings::netdev_rx_queue_restart(dev, idx) })
+}
+
+/// `netdev_rx_queue_restart()` as 6.12's core does it
+/// (`net/core/netdev_rx_queue.c`), which 6.12 does not export: new memory
+/// first, then stop, start on the new memory, free the old; if the start
+/// fails, the queue goes back on its old memory. The core's slots are
+/// zeroed `ndo_queue_mem_size` bytes (`kvzalloc`), here of `u64`s, so that
+/// they hold the pointer the driver puts there.
+///
+/// # Safety
+///
+/// As for [`restart_rx_queue`]; `idx` is an active queue, the device up.
+#[cfg(not(dmn_restart_exported))]
+unsafe fn restart_checked(dev: *mut bindings::net_device, idx: u32) -> Result {
+    // SAFETY: rtnl's state is readable from anywhere.
+    if unsafe { bindings::rtnl_is_locked() } == 0 {
+        // As the core's `ASSERT_RTNL()`.
+        let msg = kernel::c_str!("RTNL: assertion failed in dmn_rx_queue_restart");
+        // SAFETY: a NUL-terminated message.
+        unsafe { bindings::dmn_warn(msg.as_char_ptr()) };
+    }
+    // SAFETY: null or a static table (the caller's guarantee).
+    let Some(ops) = (unsafe { (*dev).queue_mgmt_ops.as_ref() }) else {
+        return Err(errno::eopnotsupp());
+    };
+    let (Some(alloc), Some(stop), Some(start), Some(free)) = (
+        ops.ndo_queue_mem_alloc,
+        ops.ndo_queue_stop,
+        ops.ndo_queue_start,
+        ops.ndo_queue_mem_free,
+    ) else {
+        return Err(errno::eopnotsupp());
+    };
+    let words = ops.ndo_queue_mem_size.div_ceil(core::mem::size_of::<u64>());
+    let mut new_mem = KVVec::from_elem(0u64, words, GFP_KERNEL)?;
+    let mut old_mem = KVVec::from_elem(0u64, words, GFP_KERNEL)?;
+    let (new, old) = (
+        new_mem.as_mut_ptr().cast::<c_void>(),
+        old_mem.as_mut_ptr().cast::<c_void>(),
+    );
+    let q = i32::try_from(idx).map_err(|_| EINVAL)?;
+    // SAFETY: the device's own queue ops, under its ops locks, each slot
+    // zeroed and of the size they asked for, used as the core uses them:
+    // `new` filled by alloc, `old` by stop, each freed once.
+    unsafe {
+        to_result(alloc(dev, new, q))?;
+        if let Err(e) = to_result(stop(dev, old, q)) {
+            free(dev, new);
+            return Err(e);
+        }
+        if let Err(e) = to_result(start(dev, new, q)) {
+            if start(dev, old, q) != 0 {
+                let name = NetDev::from_raw(dev).name();
+                pr_err!("devmemnic: {name}: RX queue {idx} did not restart on its old memory\n");
+                free(dev, old);
+            }
+            free(dev, new);
+            return Err(e);
+        }
+        free(dev, old);
+    }
+    Ok(())
+}
+
+/// `dmn_rx_queue_restart()` of `include/devmemnic_helpers.h`, for the
+/// debugfs knob (`src/helpers/debugfs.c`): [`restart_rx_queue`].
+///
+/// # Safety
+///
+/// `dev` is a device of ours; the caller holds its ops locks.
+#[no_mangle]
+unsafe extern "C" fn dmn_rx_queue_restart(dev: *mut bindings::net_device, idx: c_uint) -> c_int {
+    // SAFETY: as the caller guarantees.
+    match unsafe { restart_rx_queue(dev, idx) } {
+        Ok(()) => 0,
+        Err(e) => e.to_errno(),
+    }
 }
 
 struct QueueTable<T>(PhantomData<T>);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: devmemnic/<parent device>/restart_rx_queue (src/abstractions/debugfs.rs),
- * whose writes restart an RX queue (dmn_rx_queue_restart(), compat.c).
+ * whose writes restart an RX queue (dmn_rx_queue_restart(),
+ * src/abstractions/queue_mgmt.rs) under the device's ops locks.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>

@@ -2,7 +2,7 @@
 /*
  * NAPI and the NET_RX softirq (src/abstractions/napi.rs; skb.rs says why the
  * deferred-free flush raises it this way); the calls that differ between
- * kernels (the _locked variants) are in compat.c.
+ * kernels (the _locked add and delete) are in compat.c.
  */
 #include <linux/cpu.h>
 #include <linux/netdevice.h>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Net devices: private data, carrier and TX queue state, features, RSS
- * contexts and extack messages (src/abstractions/netdev.rs, ethtool.rs).
+ * Net devices: private data, netns, references, carrier and TX queue
+ * state, features, RSS contexts (src/abstractions/netdev.rs, ethtool.rs,
+ * link/).
  */
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
@@ -24,6 +25,21 @@ void dmn_netdev_set_parent(struct net_device *dev, struct device *parent)
 void dmn_eth_hw_addr_random(struct net_device *dev)
 {
 	eth_hw_addr_random(dev);
+}
+
+struct net *dmn_dev_net(const struct net_device *dev)
+{
+	return dev_net(dev);
+}
+
+void dmn_dev_hold(struct net_device *dev)
+{
+	dev_hold(dev);
+}
+
+void dmn_dev_put(struct net_device *dev)
+{
+	dev_put(dev);
 }
 
 bool dmn_netif_running(const struct net_device *dev)
@@ -62,31 +78,11 @@ void dmn_tx_start_all(struct net_device *dev)
 	netif_tx_start_all_queues(dev);
 }
 
-unsigned int dmn_real_num_rx_queues(const struct net_device *dev)
-{
-	return dev->real_num_rx_queues;
-}
-
-unsigned int dmn_real_num_tx_queues(const struct net_device *dev)
-{
-	return dev->real_num_tx_queues;
-}
-
 struct device *dmn_netdev_parent(struct net_device *dev)
 {
 	return dev->dev.parent;
 }
 
-u64 dmn_netdev_features(const struct net_device *dev)
-{
-	return dev->features;
-}
-
-/*
- * What devmemnic advertises: SG and checksum offload (the wire is virtual),
- * TSO (the receiving side keeps super-frames whole, like hardware GRO), flow
- * steering and hashing.
- */
 bool dmn_netif_rxfh_configured(const struct net_device *dev)
 {
 	return netif_is_rxfh_configured(dev);
@@ -99,6 +95,11 @@ bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx)
 	return READ_ONCE(__netif_get_rx_queue(dev, idx)->mp_params.mp_priv) != NULL;
 }
 
+/*
+ * What devmemnic advertises: SG and checksum offload (the wire is virtual),
+ * TSO (the receiving side keeps super-frames whole, like hardware GRO), flow
+ * steering and hashing.
+ */
 u64 dmn_default_features(void)
 {
 	return NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_HIGHDMA |
@@ -118,13 +119,6 @@ u64 dmn_feature_gro_hw(void)
 u8 dmn_rss_hash_top(void)
 {
 	return ETH_RSS_HASH_TOP;
-}
-
-/* What NL_SET_ERR_MSG() does; @msg must be static (the Rust side ensures it). */
-void dmn_extack_msg(struct netlink_ext_ack *extack, const char *msg)
-{
-	if (extack)
-		extack->_msg = msg;
 }
 
 /* An RSS context's indirection table and key, as the ethtool core keeps them. */

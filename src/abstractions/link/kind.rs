@@ -44,7 +44,7 @@ impl NewLink<'_> {
     pub(crate) fn name(&self) -> &CStr {
         // SAFETY: the device is allocated and named (type invariant): a
         // NUL-terminated array inside it.
-        unsafe { CStr::from_char_ptr(bindings::dmn_netdev_name(self.dev).cast()) }
+        unsafe { CStr::from_char_ptr(core::ptr::addr_of!((*self.dev).name).cast()) }
     }
 
     /// Whether it comes with a peer ([`LinkKind::PEER_PATTERN`]): then
@@ -66,8 +66,9 @@ impl NewLink<'_> {
 
     /// The MTU the device will have.
     pub(crate) fn mtu(&self) -> u32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_netdev_mtu(self.dev) }
+        // SAFETY: the device is allocated and not registered (type
+        // invariant): nothing else writes the field.
+        unsafe { (*self.dev).mtu }
     }
 
     /// The queues it has: (TX, RX).

@@ -20,7 +20,7 @@ use core::{
     ptr::null_mut,
     sync::atomic::{AtomicBool, AtomicPtr, Ordering},
 };
-use kernel::{error::to_result, prelude::*};
+use kernel::{c_str, error::to_result, prelude::*};
 
 /// Something that happened to a lower device.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -75,14 +75,16 @@ impl LowerDev {
 
     /// The interface index.
     pub(crate) fn ifindex(&self) -> i32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_netdev_ifindex(self.as_raw()) }
+        // SAFETY: the device is allocated (type invariant); a plain field.
+        unsafe { (*self.as_raw()).ifindex }
     }
 
     /// The MTU.
     pub(crate) fn mtu(&self) -> u32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_netdev_mtu(self.as_raw()) }
+        // SAFETY: the device is allocated (type invariant); a plain read of
+        // a field its driver changes under rtnl (a racing reader sees old or
+        // new).
+        unsafe { core::ptr::addr_of!((*self.as_raw()).mtu).read_volatile() }
     }
 
     /// Whether it is up with a carrier.
@@ -95,13 +97,33 @@ impl LowerDev {
     }
 
     /// Whether a stacked device could ride on it (Ethernet, not loopback, not
-    /// one of ours, no other receive handler); the reason goes to `extack`.
+    /// one of ours, no other receive handler: a bridge port, macvlan or bond
+    /// has one); the reason goes to `extack`. rtnl held, as by callers that
+    /// attach.
     pub(crate) fn check(&self, extack: &Extack) -> Result {
-        // SAFETY: the device is allocated; the kind's table is null or
-        // registered; the extack is valid or null.
-        to_result(unsafe {
-            bindings::dmn_lower_check(self.as_raw(), registered_ops(), extack.as_raw())
-        })
+        let dev = self.as_raw();
+        // SAFETY: the device is allocated (type invariant); plain fields,
+        // which change under rtnl.
+        let (ty, flags, ops) = unsafe { ((*dev).type_, (*dev).flags, (*dev).rtnl_link_ops) };
+        if u32::from(ty) != bindings::ARPHRD_ETHER
+            || flags & bindings::net_device_flags_IFF_LOOPBACK != 0
+        {
+            extack.msg(c_str!("devmemnic: the lower device must be Ethernet"));
+            return Err(EINVAL);
+        }
+        let ours = registered_ops();
+        if !ours.is_null() && ops == ours {
+            extack.msg(c_str!("devmemnic: cannot stack on a devmemnic device"));
+            return Err(EINVAL);
+        }
+        // SAFETY: as above; callers hold rtnl, which the core asserts.
+        if unsafe { bindings::netdev_is_rx_handler_busy(dev) } {
+            extack.msg(c_str!(
+                "devmemnic: the lower device already has a receive handler (a bridge port, macvlan, bond, ...)"
+            ));
+            return Err(EBUSY);
+        }
+        Ok(())
     }
 }
 
@@ -175,18 +197,31 @@ impl LowerLink {
         if ops.is_null() || unsafe { (*upper.as_raw()).rtnl_link_ops } != ops {
             return Err(EINVAL);
         }
+        lower.check(extack)?;
+        let (l, u) = (lower.as_raw(), upper.as_raw());
         // SAFETY: both registered; rtnl held (the token); the kind's handler.
         // The rx_handler's data, `upper`, outlives the attachment:
         // `LinkKind::dellink` runs before the device is unregistered, and
-        // `detach` is the only way off.
-        to_result(unsafe {
-            bindings::dmn_lower_attach(
-                lower.as_raw(),
-                upper.as_raw(),
+        // `detach` is the only way off. Each step is undone if a later one
+        // fails.
+        unsafe {
+            bindings::dmn_dev_hold(l);
+            let mut r = to_result(bindings::netdev_rx_handler_register(
+                l,
                 rx_handler(),
-                extack.as_raw(),
-            )
-        })?;
+                u.cast(),
+            ));
+            if r.is_ok() {
+                r = to_result(bindings::netdev_upper_dev_link(l, u, extack.as_raw()));
+                if r.is_err() {
+                    bindings::netdev_rx_handler_unregister(l);
+                }
+            }
+            if r.is_err() {
+                bindings::dmn_dev_put(l);
+            }
+            r?;
+        }
         // INVARIANT: attached.
         self.dev.store(lower.as_raw(), Ordering::Release);
         Ok(())
@@ -201,10 +236,15 @@ impl LowerLink {
         if lower.is_null() {
             return false;
         }
-        // SAFETY: attached (type invariant); rtnl held. The helper's removal
-        // of the rx_handler waits for RCU readers, which covers `with` and
-        // `xmit` callers that loaded the pointer before the swap.
-        unsafe { bindings::dmn_lower_detach(lower, upper.as_raw()) };
+        // SAFETY: attached (type invariant); rtnl held. The removal of the
+        // rx_handler waits for RCU readers, which covers `with` and `xmit`
+        // callers that loaded the pointer before the swap; the reference
+        // `attach` took goes last.
+        unsafe {
+            bindings::netdev_upper_dev_unlink(lower, upper.as_raw());
+            bindings::netdev_rx_handler_unregister(lower);
+            bindings::dmn_dev_put(lower);
+        }
         true
     }
 
@@ -223,12 +263,13 @@ impl LowerLink {
         }
         self.listening.store(on, Ordering::Relaxed);
         // SAFETY: attached (type invariant: held), rtnl held, so `lower`
-        // stays; `upper` is registered.
+        // stays; `upper` is registered, its address changed only under rtnl.
         unsafe {
+            let addr = (*upper.as_raw()).dev_addr;
             if on {
-                bindings::dmn_lower_uc_add(lower, upper.as_raw());
+                bindings::dev_uc_add(lower, addr);
             } else {
-                bindings::dmn_lower_uc_del(lower, upper.as_raw());
+                bindings::dev_uc_del(lower, addr);
             }
         }
     }
@@ -236,9 +277,13 @@ impl LowerLink {
     /// Sets `upper`'s carrier: on while both devices are up and the lower
     /// one has a carrier.
     pub(crate) fn sync_carrier(&self, _rtnl: &Rtnl, upper: &NetDev) {
-        // SAFETY: attached or null (type invariant), stable under rtnl.
-        unsafe {
-            bindings::dmn_lower_sync_carrier(self.dev.load(Ordering::Acquire), upper.as_raw())
+        let lower = self.dev.load(Ordering::Acquire);
+        // SAFETY: attached (type invariant), stable under rtnl.
+        let carried = !lower.is_null() && unsafe { LowerDev::from_raw(lower) }.has_carrier();
+        if carried && upper.is_running() {
+            upper.carrier_on();
+        } else {
+            upper.carrier_off();
         }
     }
 
@@ -275,8 +320,8 @@ impl LowerLink {
             // SAFETY: attached, so allocated until the RCU readers are done
             // (type invariant); the skb is handed over.
             let ret = unsafe { bindings::dmn_lower_xmit(lower, raw) };
-            // SAFETY: reads a return code.
-            if unsafe { bindings::dmn_xmit_ok(ret) } {
+            // Sent, or queued with congestion noted.
+            if ret == bindings::NET_XMIT_SUCCESS as i32 || ret == bindings::NET_XMIT_CN as i32 {
                 Ok(())
             } else {
                 Err(XmitError::Dropped)

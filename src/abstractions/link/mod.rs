@@ -19,9 +19,9 @@
 //!
 //! `kind.rs` holds the link kind (the trait, the new device's setup),
 //! `table.rs` its `rtnl_link_ops` built from the trait, the registration and
-//! the callbacks (the notifier and the rx_handler too), `lower.rs` the lower
-//! device and the link to it; this file what all use: the rtnl token and
-//! device names.
+//! the callbacks (the notifier and the rx_handler too), `peer.rs` a paired
+//! device's peer, `lower.rs` the lower device and the link to it; this file
+//! what all use: the rtnl token and device names.
 //!
 //! [`NetDevOps`]: super::netdev_ops::NetDevOps
 
@@ -31,6 +31,7 @@ use kernel::{error::to_result, prelude::*, str::CStr};
 
 mod kind;
 mod lower;
+mod peer;
 mod table;
 
 pub(crate) use kind::{for_each_device, LinkKind, NewLink, NewLinkSetup, PeerSetup};
@@ -46,7 +47,7 @@ impl Rtnl {
     /// `ndo_stop`, `ndo_change_mtu`), checked: `None` if rtnl is not held.
     pub(crate) fn held() -> Option<Self> {
         // SAFETY: reads the lock's state.
-        unsafe { bindings::dmn_rtnl_is_locked() }.then_some(Self(PhantomData))
+        (unsafe { bindings::rtnl_is_locked() } != 0).then_some(Self(PhantomData))
     }
 }
 
@@ -57,7 +58,7 @@ impl Rtnl {
 /// `dev` is an allocated device that outlives the borrow.
 unsafe fn name_of<'a>(dev: *mut bindings::net_device) -> &'a str {
     // SAFETY: the name is a NUL-terminated array inside the device.
-    let c = unsafe { CStr::from_char_ptr(bindings::dmn_netdev_name(dev).cast()) };
+    let c = unsafe { CStr::from_char_ptr(core::ptr::addr_of!((*dev).name).cast()) };
     c.to_str().unwrap_or("?")
 }
 
@@ -70,13 +71,14 @@ impl NetDev {
 
     /// Sets the MTU as `ip link set mtu` would (notifying, checking limits).
     pub(crate) fn set_mtu(&self, _rtnl: &Rtnl, mtu: u32) -> Result {
+        let mtu = i32::try_from(mtu).map_err(|_| EINVAL)?;
         // SAFETY: the device is allocated; rtnl held (the token).
-        to_result(unsafe { bindings::dmn_netdev_set_mtu(self.as_raw(), mtu) })
+        to_result(unsafe { bindings::dev_set_mtu(self.as_raw(), mtu) })
     }
 
     /// The interface index.
     pub(crate) fn ifindex(&self) -> i32 {
-        // SAFETY: the device is allocated (type invariant).
-        unsafe { bindings::dmn_netdev_ifindex(self.as_raw()) }
+        // SAFETY: the device is allocated (type invariant); a plain field.
+        unsafe { (*self.as_raw()).ifindex }
     }
 }

@@ -25,12 +25,15 @@
 use super::{
     kind::{LinkKind, NewLink},
     lower::{LowerDev, LowerEvent},
+    peer::create_peer,
     Rtnl,
 };
 use crate::abstractions::{
     bindings,
     extack::Extack,
-    netdev::{init_device, priv_of, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig},
+    netdev::{
+        init_device, priv_of, reset_core_hds, set_peers, unset_peer, DevPriv, NetDev, NetDevConfig,
+    },
     skb::SkBuff,
 };
 use core::{
@@ -91,6 +94,29 @@ pub(super) fn rx_handler() -> bindings::rx_handler_func_t {
     let s = STATE.load(Ordering::Acquire);
     // SAFETY: as in `registered_ops`.
     (!s.is_null()).then(|| unsafe { (*s).rx_handler }).flatten()
+}
+
+/// The stacked device riding on `lower` (with our rx_handler), or null.
+///
+/// # Safety
+///
+/// `lower` is a registered device; rtnl held, under which the rx_handler
+/// and its data change.
+unsafe fn upper_of(lower: *mut bindings::net_device) -> *mut bindings::net_device {
+    // By address, as C compares them: a lower device carries ours only as
+    // `LowerLink::attach` put it there, from `rx_handler()`.
+    let ours = rx_handler().map(|f| f as usize);
+    // SAFETY: as the caller guarantees (`rcu_access_pointer` and
+    // `rtnl_dereference` of the fields: plain reads under rtnl).
+    unsafe {
+        let handler = core::ptr::addr_of!((*lower).rx_handler).read_volatile();
+        if ours.is_none() || handler.map(|f| f as usize) != ours {
+            return null_mut();
+        }
+        core::ptr::addr_of!((*lower).rx_handler_data)
+            .read_volatile()
+            .cast()
+    }
 }
 
 /// `get_num_tx_queues` and `get_num_rx_queues`: the queues each device of
@@ -279,18 +305,9 @@ impl<T: LinkKind> Adapter<T> {
             let peer = match (lower, T::PEER_PATTERN) {
                 (None, Some(pattern)) => {
                     // SAFETY: `dev` is the core's new device of our kind
-                    // (its `rtnl_link_ops` set), rtnl held; the pattern is
-                    // static and copied; `peer_req` is null or valid for the
-                    // call.
-                    let p = unsafe {
-                        bindings::dmn_link_create_peer(
-                            dev,
-                            pattern.as_char_ptr().cast(),
-                            peer_req,
-                            extack.as_raw(),
-                        )
-                    };
-                    Some(kernel::error::from_err_ptr(p)?)
+                    // (its `rtnl_link_ops` set), rtnl held; `peer_req` is
+                    // null or validated and valid for the call.
+                    Some(unsafe { create_peer(dev, pattern, peer_req, &extack) }?)
                 }
                 _ if !peer_req.is_null() => {
                     extack.msg(c_str!("devmemnic: this device has no peer"));
@@ -310,7 +327,7 @@ impl<T: LinkKind> Adapter<T> {
     /// # Safety
     ///
     /// As for `newlink_dev`; `peer`, if any, is allocated by
-    /// `dmn_link_create_peer`, not registered, and becomes ours to free.
+    /// [`create_peer`], not registered, and becomes ours to free.
     unsafe fn set_up_and_register(
         dev: *mut bindings::net_device,
         peer: Option<*mut bindings::net_device>,
@@ -326,7 +343,7 @@ impl<T: LinkKind> Adapter<T> {
                 // data it has (once).
                 unsafe {
                     Self::destructor(p);
-                    bindings::dmn_link_free_unregistered(p);
+                    bindings::free_netdev(p);
                 }
             }
         };
@@ -365,7 +382,7 @@ impl<T: LinkKind> Adapter<T> {
             unsafe { set_peers(dev, p) };
         }
         // SAFETY: set up; rtnl held.
-        if let Err(e) = to_result(unsafe { bindings::dmn_register_netdevice(dev) }) {
+        if let Err(e) = to_result(unsafe { bindings::register_netdevice(dev) }) {
             free_peer();
             // A failure may or may not have run the destructor: it runs at
             // most once, so run it (the core frees the device).
@@ -375,7 +392,7 @@ impl<T: LinkKind> Adapter<T> {
         }
         if let Some(p) = peer {
             // SAFETY: set up; rtnl held.
-            if let Err(e) = to_result(unsafe { bindings::dmn_register_netdevice(p) }) {
+            if let Err(e) = to_result(unsafe { bindings::register_netdevice(p) }) {
                 // SAFETY: `dev` forgets it before it goes; registered, so the
                 // core frees `dev` after the unregistration.
                 unsafe {
@@ -426,7 +443,7 @@ impl<T: LinkKind> Adapter<T> {
         // registered, so the core's HDS state needs no lock.
         unsafe {
             init_device::<T>(dev, T::parent(&keep), &cfg, T::VTABLES, data, true)?;
-            bindings::dmn_netdev_reset_core_hds(dev, hds_thresh);
+            reset_core_hds(dev, hds_thresh);
         }
         Ok(())
     }
@@ -510,7 +527,7 @@ impl<T: LinkKind> Adapter<T> {
         // registered device of this kind (`KindState`'s invariant).
         let (dev, upper) = unsafe {
             let dev = bindings::dmn_netdev_notifier_dev(ptr);
-            (dev, bindings::dmn_lower_upper(dev, rx_handler()))
+            (dev, upper_of(dev))
         };
         // SAFETY: as above.
         let lower = unsafe { LowerDev::from_raw(dev) };
