@@ -3,7 +3,7 @@
  * C helpers linked into devmemnic.ko (src/helpers/): thin wrappers of static
  * inline functions and macros that bindgen cannot call, a file per subsystem
  * as rust/helpers/ has them (dma.c, irq.c, kernel.c, napi.c, netdev.c,
- * page_pool.c, ring.c, skb.c, and kunit.c's page frags), what differs
+ * page_pool.c, ring.c, skb.c), what differs
  * between the kernels (compat.c), page-pool internals, parameters, the
  * debugfs knob and native XDP (xdp.c).
  */
@@ -108,11 +108,7 @@ void dmn_napi_del_locked(struct napi_struct *napi);
 int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 struct dentry;
 struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev);
-u64 dmn_default_features(void);
-u64 dmn_feature_gro_hw(void);
-u64 dmn_feature_ntuple(void);
 unsigned int dmn_rx_headroom(void);
-u8 dmn_rss_hash_top(void);
 
 /* NAPI. */
 void dmn_napi_del(struct napi_struct *napi);
@@ -171,7 +167,7 @@ bool dmn_ring_empty(struct ptr_ring *ring);
 /* Page pools and netmem. */
 long dmn_page_pool_outstanding(struct page_pool *pool);
 void dmn_page_pool_debug(struct page_pool *pool);
-/* kunit.c: a page frag of KUnit's frames. */
+/* A page frag of KUnit's frames (skb.c). */
 void dmn_skb_add_page_frag(struct sk_buff *skb, unsigned int i, struct page *page,
 			   unsigned int off, unsigned int size, unsigned int truesize);
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);

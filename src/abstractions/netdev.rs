@@ -172,14 +172,12 @@ impl NetDev {
 
     /// Whether ntuple filters are enabled (`ethtool -K ntuple`).
     pub(crate) fn ntuple_enabled(&self) -> bool {
-        // SAFETY: returns a constant.
-        self.features() & unsafe { bindings::dmn_feature_ntuple() } != 0
+        self.features() & netif_f(bindings::NETIF_F_NTUPLE_BIT) != 0
     }
 
     /// Whether receive coalescing is on (`ethtool -K rx-gro-hw`).
     pub(crate) fn gro_hw_enabled(&self) -> bool {
-        // SAFETY: returns a constant.
-        self.features() & unsafe { bindings::dmn_feature_gro_hw() } != 0
+        self.features() & feature_gro_hw() != 0
     }
 
     /// Resets the header-split configuration the core holds to a new
@@ -731,15 +729,26 @@ impl<T: NetDevOps> Drop for NetDevPair<T> {
     }
 }
 
+/// The `NETIF_F_*` flag of feature bit `bit` (`netdev_features.h`'s `__NETIF_F`).
+const fn netif_f(bit: u32) -> u64 {
+    1 << bit
+}
+
 /// The feature flags devmemnic devices advertise: SG and checksum offload (the
-/// wire is virtual), TSO, flow steering and hashing.
+/// wire is virtual), TSO (the receiving side keeps super-frames whole, like
+/// hardware GRO), flow steering and hashing.
 pub(crate) fn default_features() -> u64 {
-    // SAFETY: returns a constant.
-    unsafe { bindings::dmn_default_features() }
+    netif_f(bindings::NETIF_F_SG_BIT)
+        | netif_f(bindings::NETIF_F_HW_CSUM_BIT)
+        | netif_f(bindings::NETIF_F_RXCSUM_BIT)
+        | netif_f(bindings::NETIF_F_HIGHDMA_BIT)
+        | netif_f(bindings::NETIF_F_TSO_BIT)
+        | netif_f(bindings::NETIF_F_TSO6_BIT)
+        | netif_f(bindings::NETIF_F_NTUPLE_BIT)
+        | netif_f(bindings::NETIF_F_RXHASH_BIT)
 }
 
 /// Receive coalescing in the device (`NETIF_F_GRO_HW`, `rx-gro-hw`).
 pub(crate) fn feature_gro_hw() -> u64 {
-    // SAFETY: returns a constant.
-    unsafe { bindings::dmn_feature_gro_hw() }
+    netif_f(bindings::NETIF_F_GRO_HW_BIT)
 }

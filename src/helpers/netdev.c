@@ -95,32 +95,6 @@ bool dmn_rxq_has_provider(struct net_device *dev, unsigned int idx)
 	return READ_ONCE(__netif_get_rx_queue(dev, idx)->mp_params.mp_priv) != NULL;
 }
 
-/*
- * What devmemnic advertises: SG and checksum offload (the wire is virtual),
- * TSO (the receiving side keeps super-frames whole, like hardware GRO), flow
- * steering and hashing.
- */
-u64 dmn_default_features(void)
-{
-	return NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM | NETIF_F_HIGHDMA |
-	       NETIF_F_TSO | NETIF_F_TSO6 | NETIF_F_NTUPLE | NETIF_F_RXHASH;
-}
-
-u64 dmn_feature_ntuple(void)
-{
-	return NETIF_F_NTUPLE;
-}
-
-u64 dmn_feature_gro_hw(void)
-{
-	return NETIF_F_GRO_HW;
-}
-
-u8 dmn_rss_hash_top(void)
-{
-	return ETH_RSS_HASH_TOP;
-}
-
 /* An RSS context's indirection table and key, as the ethtool core keeps them. */
 u32 *dmn_rxfh_ctx_indir(struct ethtool_rxfh_context *ctx)
 {

@@ -249,3 +249,10 @@ void *dmn_skb_frag_address(struct sk_buff *skb, unsigned int i)
 {
 	return skb_frag_address(&skb_shinfo(skb)->frags[i]);
 }
+
+/* Appends @size bytes of @page from @off as frag @i (KUnit's frames: src/abstractions/kunit.rs). */
+void dmn_skb_add_page_frag(struct sk_buff *skb, unsigned int i, struct page *page,
+			   unsigned int off, unsigned int size, unsigned int truesize)
+{
+	skb_add_rx_frag(skb, i, page, off, size, truesize);
+}

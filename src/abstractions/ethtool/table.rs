@@ -26,6 +26,9 @@ use crate::abstractions::{
 use core::marker::PhantomData;
 use kernel::{error::from_result, prelude::*};
 
+/// The Toeplitz hash function's flag (`ETH_RSS_HASH_TOP`, `ethtool -x`'s "toeplitz").
+const RSS_HASH_TOP: u8 = 1 << bindings::ETH_RSS_HASH_TOP_BIT;
+
 struct EthtoolTable<T>(PhantomData<T>);
 
 /// Copies `s` into an ethtool string slot (`ETH_GSTRING_LEN` bytes, NUL padded).
@@ -389,8 +392,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
     ) -> i32 {
         // SAFETY: the core passes a live device of ours and a valid request.
         let (nd, data, p) = unsafe { (NetDev::from_raw(dev), priv_of::<T>(dev), &mut *p) };
-        // SAFETY: constant.
-        p.hfunc = unsafe { bindings::dmn_rss_hash_top() };
+        p.hfunc = RSS_HASH_TOP;
         // SAFETY: the core sized `indir` and `key` (when not null) with
         // `get_rxfh_indir_size` and `get_rxfh_key_size`, and nothing else uses
         // them during the call.
@@ -591,8 +593,7 @@ impl<T: EthtoolOps> EthtoolTable<T> {
             let mut device_indir = KVec::new();
             device_indir.extend_with(T::RSS_INDIR_SIZE, 0, GFP_KERNEL)?;
             T::get_rss(nd, data, key, &mut device_indir);
-            // SAFETY: constant.
-            ctx.hfunc = unsafe { bindings::dmn_rss_hash_top() };
+            ctx.hfunc = RSS_HASH_TOP;
             T::set_rss_context(nd, data, p.rss_context, table, &extack)?;
             Ok(0)
         })
@@ -743,9 +744,7 @@ pub(in crate::abstractions) fn set_caps<T: EthtoolOps>(
 
 /// Refuses a hash function other than Toeplitz (0: no change).
 fn check_hfunc(hfunc: u8, extack: &Extack) -> Result {
-    // SAFETY: constant.
-    let top = unsafe { bindings::dmn_rss_hash_top() };
-    if hfunc != 0 && hfunc != top {
+    if hfunc != 0 && hfunc != RSS_HASH_TOP {
         extack.msg(kernel::c_str!("only the Toeplitz hash is supported"));
         return Err(eopnotsupp());
     }
