@@ -216,13 +216,17 @@ run_file() { # name personality
 	# persist cases) expect the addresses back, as a host's network manager
 	# restores them; the kernel's default flushes IPv6 addresses on down.
 	# (Two hosts: B routes the prefix to us, set up once: remote.sh.)
+	# No TIME-WAIT in "peer", as on B (remote.sh says why): upstream's socat
+	# binds the port rand_port() found free here, and a pick repeated within
+	# one file's minute met peer's TIME-WAIT of the earlier connection.
 	if [ "$TOPOLOGY" = two-vm ]; then
 		setup_stacked max_queues=66 ${personality:+personality=$personality} &&
 			sysctl -qw net.ipv6.conf.dmn0.keep_addr_on_down=1
 	else
 		setup_pair max_queues=66 ${personality:+personality=$personality} && ip -n peer -6 route add 2001:db8:2::/64 via fd00::1 &&
 			sysctl -qw net.ipv6.conf.dmnic0.keep_addr_on_down=1 &&
-			ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1
+			ip netns exec peer sysctl -qw net.ipv6.conf.dmnic1.keep_addr_on_down=1 &&
+			ip netns exec peer sysctl -qw net.ipv4.tcp_max_tw_buckets=0
 	fi
 	# shellcheck disable=SC2181
 	if [ $? -ne 0 ]; then
