@@ -1,6 +1,7 @@
 //! The plain client (`-s SERVER_IP -p PORT --bytes N`, no `-f`): `--bytes N`
 //! from host memory, with `write` or (`--zerocopy`) `MSG_ZEROCOPY` sends, to
-//! a devmem (or any TCP) server; the summary, with its CPU time.
+//! a devmem (or any TCP) server; the summary, with its CPU time and the
+//! socket's TCP_INFO counters.
 
 use crate::cli::Opts;
 use crate::hello;
@@ -8,6 +9,7 @@ use crate::outcome::Outcome;
 use crate::pattern::{repeating_buffer, Pattern};
 use crate::progress::Progress;
 use crate::send_summary::{cpu_secs, SendSummary};
+use crate::tcp_info::TcpInfo;
 use crate::zerocopy::{self, Completions};
 use socket2::{Domain, Socket, Type};
 use std::io::{self, Read, Write};
@@ -128,6 +130,7 @@ pub fn run(o: &Opts) -> io::Result<Outcome> {
         secs,
         cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
         zc,
+        tcp: TcpInfo::of_or_absent(sock.as_raw_fd()),
     };
     println!("{}", summary.line(o.json));
     Ok(Outcome::Ok)

@@ -15,9 +15,11 @@ use crate::pattern::{repeating_buffer, Pattern};
 use crate::progress::Progress;
 use crate::send_summary::{cpu_secs, SendSummary};
 use crate::signals;
+use crate::tcp_info::TcpInfo;
 use socket2::{Domain, Socket, Type};
 use std::io::{self, BufRead, Read, Write};
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
 /// Most bytes one send of `--bytes N` asks for.
@@ -147,6 +149,7 @@ pub fn run(o: &Opts) -> io::Result<Outcome> {
         secs,
         cpu: (cpu1.0 - cpu0.0, cpu1.1 - cpu0.1),
         zc: Some(std::mem::take(&mut tx.completions)),
+        tcp: TcpInfo::of_or_absent(tx.socket().as_raw_fd()),
     };
     println!("{}", summary.line(o.json));
     let outcome = outcome(copied);

@@ -29,6 +29,7 @@ pub mod selftest;
 pub mod send_summary;
 pub mod server_nic;
 pub mod signals;
+pub mod tcp_info;
 pub mod token_abuse;
 pub mod tokens;
 pub mod zcrx;

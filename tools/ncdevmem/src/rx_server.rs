@@ -16,6 +16,7 @@ use crate::outcome::Outcome;
 use crate::personality::NicIdentity;
 use crate::server_nic::configure;
 use crate::signals;
+use crate::tcp_info::TcpInfo;
 use socket2::{Domain, Socket, Type};
 use std::io;
 use std::net::SocketAddr;
@@ -130,13 +131,15 @@ fn accept_connection(o: &Opts) -> io::Result<Option<Socket>> {
     Ok(Some(conn))
 }
 
-/// Prints the summary, closes the connection, then unbinds (the NIC is
+/// Prints the summary (with the connection's TCP_INFO counters, read
+/// before it closes), closes the connection, then unbinds (the NIC is
 /// restored after, by the caller's config guard); the run's outcome.
 fn finish(o: &Opts, rx: Receiver, binding: Binding, interrupted: bool) -> Outcome {
     if interrupted {
         eprintln!("ncdevmem-rs: interrupted; restoring");
     }
-    let s = rx.s;
+    let mut s = rx.s;
+    s.tcp = TcpInfo::of_or_absent(rx.conn.as_raw_fd());
     println!("{}", s.line(o.json, "server"));
     drop(rx.conn);
     drop(binding);

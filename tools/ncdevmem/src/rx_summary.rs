@@ -3,6 +3,7 @@
 
 use crate::cmsg::DevmemMsg;
 use crate::outcome::Outcome;
+use crate::tcp_info::TcpInfo;
 
 /// The devmem server's counts.
 #[derive(Debug, Default)]
@@ -18,6 +19,8 @@ pub struct Summary {
     pub errors: u64,
     pub wrong_dmabuf: u64,
     pub secs: f64,
+    /// The receiving socket's TCP_INFO counters, taken before it closed.
+    pub tcp: TcpInfo,
     /// The NIC received on: its driver (and devmemnic's personality).
     pub nic: String,
 }
@@ -61,18 +64,21 @@ impl Summary {
         devmem
     }
 
-    /// The summary line: `ncdevmem-rs ROLE: k=v ...`, or one JSON object.
+    /// The summary line: `ncdevmem-rs ROLE: k=v ...`, or one JSON object
+    /// (the TCP_INFO fields before `nic`, which stays last: its value, free
+    /// text, runs to the end of the line).
     pub fn line(&self, json: bool, role: &str) -> String {
         let rate = self.bytes as f64 / (1 << 20) as f64 / self.secs.max(1e-9);
+        let tcp = self.tcp.fields(json);
         if json {
             format!(
-                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"largest_frag\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1},\"nic\":\"{}\"}}",
+                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"largest_frag\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1},{tcp},\"nic\":\"{}\"}}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
                 self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
             )
         } else {
             format!(
-                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} largest_frag={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1} nic={}",
+                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} largest_frag={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1} {tcp} nic={}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
                 self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
             )
@@ -188,15 +194,23 @@ mod tests {
             errors: 2,
             wrong_dmabuf: 1,
             secs: 2.0,
+            tcp: TcpInfo {
+                total_retrans: Some(5),
+                retrans: Some(0),
+                lost: Some(0),
+                reordering: Some(3),
+                rcv_ooopack: Some(12),
+                dsack_dups: None,
+            },
             nic: "devmemnic (split-all)".into(),
         };
         assert_eq!(
             s.line(false, "server"),
-            "ncdevmem-rs server: bytes=3145728 dmabuf_bytes=3145528 linear_bytes=200 frags=800 page_aligned=700 non_page_aligned=100 largest_frag=4096 tokens_returned=800 validation_errors=2 wrong_dmabuf=1 secs=2.00 mibps=1.5 nic=devmemnic (split-all)"
+            "ncdevmem-rs server: bytes=3145728 dmabuf_bytes=3145528 linear_bytes=200 frags=800 page_aligned=700 non_page_aligned=100 largest_frag=4096 tokens_returned=800 validation_errors=2 wrong_dmabuf=1 secs=2.00 mibps=1.5 tcp_total_retrans=5 tcp_retrans=0 tcp_lost=0 tcp_reordering=3 tcp_rcv_ooopack=12 tcp_dsack_dups=n/a nic=devmemnic (split-all)"
         );
         assert_eq!(
             s.line(true, "server"),
-            "{\"role\":\"server\",\"bytes\":3145728,\"dmabuf_bytes\":3145528,\"linear_bytes\":200,\"frags\":800,\"page_aligned_frags\":700,\"non_page_aligned_frags\":100,\"largest_frag\":4096,\"tokens_returned\":800,\"validation_errors\":2,\"wrong_dmabuf\":1,\"secs\":2.000,\"mibps\":1.5,\"nic\":\"devmemnic (split-all)\"}"
+            "{\"role\":\"server\",\"bytes\":3145728,\"dmabuf_bytes\":3145528,\"linear_bytes\":200,\"frags\":800,\"page_aligned_frags\":700,\"non_page_aligned_frags\":100,\"largest_frag\":4096,\"tokens_returned\":800,\"validation_errors\":2,\"wrong_dmabuf\":1,\"secs\":2.000,\"mibps\":1.5,\"tcp_total_retrans\":5,\"tcp_retrans\":0,\"tcp_lost\":0,\"tcp_reordering\":3,\"tcp_rcv_ooopack\":12,\"tcp_dsack_dups\":null,\"nic\":\"devmemnic (split-all)\"}"
         );
     }
 }

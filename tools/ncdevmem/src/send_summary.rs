@@ -1,5 +1,6 @@
 //! What a sender (the plain client, devmem TX) prints after its send loop.
 
+use crate::tcp_info::TcpInfo;
 use crate::zerocopy::Completions;
 
 /// This process's user and system CPU seconds so far.
@@ -22,6 +23,8 @@ pub struct SendSummary {
     pub cpu: (f64, f64),
     /// The zerocopy sends' completions, for a zerocopy sender.
     pub zc: Option<Completions>,
+    /// The sending socket's TCP_INFO counters, after the receiver closed.
+    pub tcp: TcpInfo,
 }
 
 impl SendSummary {
@@ -41,15 +44,17 @@ impl SendSummary {
         f
     }
 
-    /// The summary line: `ncdevmem-rs ROLE: k=v ...`, or one JSON object.
+    /// The summary line: `ncdevmem-rs ROLE: k=v ...`, or one JSON object;
+    /// the TCP_INFO fields last.
     pub fn line(&self, json: bool) -> String {
         let fields = self.fields();
+        let tcp = self.tcp.fields(json);
         if json {
             let kv: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-            format!("{{\"role\":\"{}\",{}}}", self.role, kv.join(","))
+            format!("{{\"role\":\"{}\",{},{tcp}}}", self.role, kv.join(","))
         } else {
             let kv: Vec<String> = fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("ncdevmem-rs {}: {}", self.role, kv.join(" "))
+            format!("ncdevmem-rs {}: {} {tcp}", self.role, kv.join(" "))
         }
     }
 }
@@ -70,24 +75,40 @@ mod tests {
                 completed: 3,
                 copied: 0,
             }),
+            tcp: TcpInfo {
+                total_retrans: Some(9),
+                retrans: Some(1),
+                lost: Some(2),
+                reordering: Some(3),
+                rcv_ooopack: Some(0),
+                dsack_dups: Some(4),
+            },
         };
         assert_eq!(
             s.line(false),
-            "ncdevmem-rs devmem-tx: bytes=4096 sends=3 completions=3 copied=0 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125"
+            "ncdevmem-rs devmem-tx: bytes=4096 sends=3 completions=3 copied=0 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125 tcp_total_retrans=9 tcp_retrans=1 tcp_lost=2 tcp_reordering=3 tcp_rcv_ooopack=0 tcp_dsack_dups=4"
         );
         assert_eq!(
             s.line(true),
-            "{\"role\":\"devmem-tx\",\"bytes\":4096,\"sends\":3,\"completions\":3,\"copied\":0,\"secs\":0.500,\"mibps\":0.0,\"cpu_user\":0.250,\"cpu_sys\":0.125}"
+            "{\"role\":\"devmem-tx\",\"bytes\":4096,\"sends\":3,\"completions\":3,\"copied\":0,\"secs\":0.500,\"mibps\":0.0,\"cpu_user\":0.250,\"cpu_sys\":0.125,\"tcp_total_retrans\":9,\"tcp_retrans\":1,\"tcp_lost\":2,\"tcp_reordering\":3,\"tcp_rcv_ooopack\":0,\"tcp_dsack_dups\":4}"
         );
         let plain = SendSummary {
             zc: None,
             role: "client",
+            tcp: TcpInfo {
+                rcv_ooopack: None,
+                dsack_dups: None,
+                ..s.tcp
+            },
             ..s
         };
         assert_eq!(
             plain.line(false),
-            "ncdevmem-rs client: bytes=4096 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125"
+            "ncdevmem-rs client: bytes=4096 secs=0.500 mibps=0.0 cpu_user=0.250 cpu_sys=0.125 tcp_total_retrans=9 tcp_retrans=1 tcp_lost=2 tcp_reordering=3 tcp_rcv_ooopack=n/a tcp_dsack_dups=n/a"
         );
+        assert!(plain
+            .line(true)
+            .ends_with(",\"tcp_rcv_ooopack\":null,\"tcp_dsack_dups\":null}"));
     }
 
     #[test]
@@ -98,6 +119,7 @@ mod tests {
             secs: 2.0,
             cpu: (0.0, 0.0),
             zc: None,
+            tcp: TcpInfo::default(),
         };
         assert!(s.line(false).contains(" mibps=1.5 "), "{}", s.line(false));
         // A loop too short to time is not a division by zero.

@@ -15,6 +15,7 @@ use crate::personality::NicIdentity;
 use crate::progress::Progress;
 use crate::server_nic::configure;
 use crate::signals;
+use crate::tcp_info::TcpInfo;
 use crate::zcrx::{Area, Chunk, Event, EventLog, Zcrx};
 use socket2::{Domain, Socket, Type};
 use std::io;
@@ -160,6 +161,8 @@ struct Tally {
     /// Chunks each area took, in registration order.
     per_area: Vec<u64>,
     errors: u64,
+    /// The connection's TCP_INFO counters, taken before it closed.
+    tcp: TcpInfo,
 }
 
 impl Tally {
@@ -170,6 +173,7 @@ impl Tally {
             largest: 0,
             per_area: vec![0; areas],
             errors: 0,
+            tcp: TcpInfo::default(),
         }
     }
 
@@ -181,13 +185,15 @@ impl Tally {
     }
 
     /// The summary line (`ev`: the event fields, zcrx.rs's
-    /// `EventLog::fields`, `len`: the NIC's buffer size).
+    /// `EventLog::fields`, `len`: the NIC's buffer size); the TCP_INFO
+    /// fields before `nic`, which stays last.
     fn line(&self, json: bool, len: u32, ev: &str, secs: f64, nic: &str) -> String {
         let Tally {
             bytes,
             chunks,
             largest,
             errors,
+            tcp,
             ..
         } = self;
         let rate = *bytes as f64 / (1 << 20) as f64 / secs.max(1e-9);
@@ -197,13 +203,14 @@ impl Tally {
             .map(u64::to_string)
             .collect::<Vec<_>>()
             .join(",");
+        let tcp = tcp.fields(json);
         if json {
             format!(
-                "{{\"role\":\"zcrx\",\"bytes\":{bytes},\"chunks\":{chunks},\"largest_chunk\":{largest},\"rx_buf_len\":{len},\"area_chunks\":[{areas}],\"validation_errors\":{errors},{ev},\"secs\":{secs:.3},\"mibps\":{rate:.1},\"nic\":\"{nic}\"}}"
+                "{{\"role\":\"zcrx\",\"bytes\":{bytes},\"chunks\":{chunks},\"largest_chunk\":{largest},\"rx_buf_len\":{len},\"area_chunks\":[{areas}],\"validation_errors\":{errors},{ev},\"secs\":{secs:.3},\"mibps\":{rate:.1},{tcp},\"nic\":\"{nic}\"}}"
             )
         } else {
             format!(
-                "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={len} area_chunks={areas} validation_errors={errors} {ev} secs={secs:.2} mibps={rate:.1} nic={nic}"
+                "ncdevmem-rs zcrx: bytes={bytes} chunks={chunks} largest_chunk={largest} rx_buf_len={len} area_chunks={areas} validation_errors={errors} {ev} secs={secs:.2} mibps={rate:.1} {tcp} nic={nic}"
             )
         }
     }
@@ -344,6 +351,7 @@ pub fn run(o: &Opts) -> io::Result<Outcome> {
     }
     drop(progress);
     let secs = start.elapsed().as_secs_f64();
+    t.tcp = TcpInfo::of_or_absent(fd);
     let ev = events.fields(zc.copy_stats(), zc.has_events(), o.json);
     println!("{}", t.line(o.json, zc.rx_buf_len, &ev, secs, &nic));
     Ok(t.outcome())
@@ -498,6 +506,14 @@ mod tests {
         t.count((0, 0, 1 << 20));
         t.count((1, 0, 1 << 20));
         t.count((1, 1 << 20, 1 << 20));
+        // (A kernel before 5.4: its struct tcp_info ends before these two.)
+        t.tcp = TcpInfo {
+            total_retrans: Some(0),
+            retrans: Some(0),
+            lost: Some(0),
+            reordering: Some(3),
+            ..Default::default()
+        };
         let ev = EventLog::default();
         let text = t.line(
             false,
@@ -508,12 +524,12 @@ mod tests {
         );
         assert_eq!(
             text,
-            "ncdevmem-rs zcrx: bytes=3145728 chunks=3 largest_chunk=1048576 rx_buf_len=4096 area_chunks=1,2 validation_errors=0 copy_fallback_chunks=n/a copy_fallback_bytes=n/a copy_events=n/a alloc_fail_events=n/a refill_flushes=n/a secs=2.00 mibps=1.5 nic=mlx5_core"
+            "ncdevmem-rs zcrx: bytes=3145728 chunks=3 largest_chunk=1048576 rx_buf_len=4096 area_chunks=1,2 validation_errors=0 copy_fallback_chunks=n/a copy_fallback_bytes=n/a copy_events=n/a alloc_fail_events=n/a refill_flushes=n/a secs=2.00 mibps=1.5 tcp_total_retrans=0 tcp_retrans=0 tcp_lost=0 tcp_reordering=3 tcp_rcv_ooopack=n/a tcp_dsack_dups=n/a nic=mlx5_core"
         );
         let json = t.line(true, 4096, &ev.fields(None, false, true), 2.0, "mlx5_core");
         assert_eq!(
             json,
-            "{\"role\":\"zcrx\",\"bytes\":3145728,\"chunks\":3,\"largest_chunk\":1048576,\"rx_buf_len\":4096,\"area_chunks\":[1,2],\"validation_errors\":0,\"copy_fallback_chunks\":null,\"copy_fallback_bytes\":null,\"copy_events\":null,\"alloc_fail_events\":null,\"refill_flushes\":null,\"secs\":2.000,\"mibps\":1.5,\"nic\":\"mlx5_core\"}"
+            "{\"role\":\"zcrx\",\"bytes\":3145728,\"chunks\":3,\"largest_chunk\":1048576,\"rx_buf_len\":4096,\"area_chunks\":[1,2],\"validation_errors\":0,\"copy_fallback_chunks\":null,\"copy_fallback_bytes\":null,\"copy_events\":null,\"alloc_fail_events\":null,\"refill_flushes\":null,\"secs\":2.000,\"mibps\":1.5,\"tcp_total_retrans\":0,\"tcp_retrans\":0,\"tcp_lost\":0,\"tcp_reordering\":3,\"tcp_rcv_ooopack\":null,\"tcp_dsack_dups\":null,\"nic\":\"mlx5_core\"}"
         );
     }
 }
