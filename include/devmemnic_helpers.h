@@ -103,11 +103,11 @@ void dmn_napi_add_locked(struct net_device *dev, struct napi_struct *napi,
 			 int irq);
 void dmn_napi_del_locked(struct napi_struct *napi);
 
-/* debugfs.c: devmemnic/<parent device>/restart_rx_queue. */
+/* debugfs.c: restart_rx_queue in a device's directory, devmemnic/<parent device>/. */
 /* Defined in Rust (src/abstractions/queue_mgmt.rs); the ops locks held. */
 int dmn_rx_queue_restart(struct net_device *dev, unsigned int idx);
 struct dentry;
-struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev);
+struct dentry *dmn_debugfs_restart_add(struct dentry *dir, struct net_device *dev);
 unsigned int dmn_rx_headroom(void);
 
 /* NAPI. */

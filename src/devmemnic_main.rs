@@ -26,7 +26,7 @@ use driver::{
     nic::{Nic, PairShape, MAX_MTU},
     pair::Pair,
 };
-use kernel::{prelude::*, sync::Arc};
+use kernel::prelude::*;
 use logic::personality::Personality;
 
 kernel_module! {
@@ -102,22 +102,23 @@ struct Devmemnic {
     _link: LinkRegistration<Nic>,
     /// Device pairs: `dmnic0`/`dmnic1`, `dmnic2`/`dmnic3`, ...
     pairs: KVec<Pair>,
+    /// `devmemnic/` in debugfs, where every device makes its directory
+    /// (dropped last: the devices' directories are gone by then).
+    _debugfs: DebugfsRoot,
 }
 
 impl kernel::Module for Devmemnic {
     fn init(_module: &'static ThisModule) -> Result<Self> {
         let params = Params::load()?;
-        // Each device's knob holds the root: it goes with the last of them.
         let debugfs = DebugfsRoot::new()?;
         let mut pairs = KVec::with_capacity(params.pairs as usize, GFP_KERNEL)?;
         for n in 0..params.pairs {
             // On error, `pairs` drops and tears down what was created.
-            let pair = Pair::new(n, &params.shape, Some(&debugfs)).inspect_err(|e| {
+            let pair = Pair::new(n, &params.shape, true).inspect_err(|e| {
                 pr_err!("creating pair {} failed: {:?}\n", n, e);
             })?;
             pairs.push(pair, GFP_KERNEL)?;
         }
-        drop::<Arc<DebugfsRoot>>(debugfs);
         let link = LinkRegistration::<Nic>::register(params.shape.max_queues, MAX_MTU)
             .inspect_err(|e| pr_err!("registering the devmemnic link kind failed: {:?}\n", e))?;
         pr_info!(
@@ -129,7 +130,11 @@ impl kernel::Module for Devmemnic {
             params.pairs * 2 - 1,
             params.shape.personality.name()
         );
-        Ok(Self { _link: link, pairs })
+        Ok(Self {
+            _link: link,
+            pairs,
+            _debugfs: debugfs,
+        })
     }
 }
 

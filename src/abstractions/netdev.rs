@@ -17,7 +17,7 @@
 
 use super::{
     bindings,
-    debugfs::{DebugfsRoot, RestartKnob},
+    debugfs::{DeviceDir, RestartKnob},
     netdev_ops::NetDevOps,
     platform::PlatformDevice,
     vtables::Vtables,
@@ -465,12 +465,12 @@ impl<T: NetDevOps> NetDevAlloc<T> {
         })
     }
 
-    /// Adds `devmemnic/<parent>/restart_rx_queue` under `root` (see
+    /// Adds `restart_rx_queue` to the device's directory `dir` (see
     /// [`RestartKnob`]); it goes when the device is unregistered or dropped.
-    pub(crate) fn add_restart_knob(&mut self, root: &Arc<DebugfsRoot>) {
-        // SAFETY: a device of ours (with a parent) that stays allocated while
-        // `self.knob` exists: `unregister` and `drop` remove the knob first.
-        self.knob = Some(unsafe { RestartKnob::new(root, self.ptr.as_ptr()) });
+    pub(crate) fn add_restart_knob(&mut self, dir: &DeviceDir) {
+        // SAFETY: a device of ours that stays allocated while `self.knob`
+        // exists: `unregister` and `drop` remove the knob first.
+        self.knob = Some(unsafe { RestartKnob::new(dir, self.ptr.as_ptr()) });
     }
 
     /// The device.

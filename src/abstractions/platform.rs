@@ -8,7 +8,11 @@
 
 use super::bindings;
 use core::ptr::NonNull;
-use kernel::{error::from_err_ptr, prelude::*, str::CStr};
+use kernel::{
+    error::from_err_ptr,
+    prelude::*,
+    str::{CStr, CString},
+};
 
 /// A platform device registered by this module, unregistered on drop.
 ///
@@ -60,6 +64,20 @@ impl PlatformDevice {
         // SAFETY: `ptr` is a live platform device (type invariant), so taking the
         // address of its embedded `dev` field is valid.
         unsafe { &raw mut (*self.ptr.as_ptr()).dev }
+    }
+
+    /// The device's name, as the core gives it (`name.id`, or `name.N.auto`).
+    pub(crate) fn name(&self) -> Result<CString> {
+        // SAFETY: `ptr` is a live platform device (type invariant); its name is
+        // the static string it was registered with, and `id` and `id_auto`
+        // are set by registration and never change.
+        let (name, id, auto) = unsafe {
+            let p = self.ptr.as_ptr();
+            (CStr::from_char_ptr((*p).name), (*p).id, (*p).id_auto)
+        };
+        let name = name.to_str().map_err(|_| EINVAL)?;
+        let auto = if auto { ".auto" } else { "" };
+        CString::try_from_fmt(format_args!("{name}.{id}{auto}"))
     }
 
     /// The device's instance id (`name.id`).

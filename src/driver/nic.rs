@@ -25,6 +25,7 @@
 use crate::abstractions::qstats::{QueueRxStats, QueueTxStats};
 use crate::abstractions::{
     boxed::box_copy,
+    debugfs::{DeviceDir, U32Dir, U32File, U32Knobs},
     delay::msleep,
     delayed_call::{DelayedCall, DelayedCallback},
     irq::{IrqDomain, IrqHandler, IrqLine},
@@ -46,9 +47,11 @@ use crate::logic::{
     personality::{Personality, Profile},
     steering::Steering,
     toeplitz::DEFAULT_RSS_KEY,
+    wire_faults::{Decision, FaultConfig, FaultState, HoldQueue},
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use kernel::{
+    c_str,
     prelude::*,
     str::{CStr, CString},
     sync::Arc,
@@ -87,7 +90,88 @@ pub(crate) struct Side {
     /// Retired devmem queue memory whose buffers are still out (see `retire`).
     #[pin]
     pub(super) graveyard: Mutex<KVec<Option<QueueMem>>>,
+    /// The faults of the wire this device receives from (`rx/wire.rs`).
+    pub(crate) wire_faults: Arc<WireFaultKnobs>,
+    /// `devmemnic/<parent>/wire_faults/`: the faults' knobs (without
+    /// debugfs, none: the wire stays perfect).
+    _wire_fault_files: Option<U32Dir<WireFaultKnobs>>,
+    /// `devmemnic/<parent>/`, the device's debugfs directory.
+    pub(crate) debugfs: Option<DeviceDir>,
     pub(crate) parent: PlatformDevice,
+}
+
+/// The faults a device's wire applies to what it receives: the fields of a
+/// [`FaultConfig`], each a debugfs file (`devmemnic/<parent>/wire_faults/`).
+pub(crate) struct WireFaultKnobs {
+    seed: AtomicU32,
+    drop_ppm: AtomicU32,
+    burst_enter_ppm: AtomicU32,
+    burst_exit_ppm: AtomicU32,
+    duplicate_ppm: AtomicU32,
+    reorder_ppm: AtomicU32,
+    reorder_gap: AtomicU32,
+    corrupt_ppm: AtomicU32,
+    corrupt_from: AtomicU32,
+    corrupt_to: AtomicU32,
+    truncate_ppm: AtomicU32,
+    queues: AtomicU32,
+}
+
+impl WireFaultKnobs {
+    /// No faults; when some are set, they hit any byte of any queue's frames.
+    fn new() -> Self {
+        let z = || AtomicU32::new(0);
+        Self {
+            seed: z(),
+            drop_ppm: z(),
+            burst_enter_ppm: z(),
+            burst_exit_ppm: z(),
+            duplicate_ppm: z(),
+            reorder_ppm: z(),
+            reorder_gap: AtomicU32::new(3),
+            corrupt_ppm: z(),
+            corrupt_from: z(),
+            corrupt_to: AtomicU32::new(u32::MAX),
+            truncate_ppm: z(),
+            queues: AtomicU32::new(u32::MAX),
+        }
+    }
+
+    /// The faults as configured now.
+    pub(crate) fn config(&self) -> FaultConfig {
+        let get = |a: &AtomicU32| a.load(Ordering::Relaxed);
+        FaultConfig {
+            seed: get(&self.seed),
+            drop_ppm: get(&self.drop_ppm),
+            burst_enter_ppm: get(&self.burst_enter_ppm),
+            burst_exit_ppm: get(&self.burst_exit_ppm),
+            duplicate_ppm: get(&self.duplicate_ppm),
+            reorder_ppm: get(&self.reorder_ppm),
+            reorder_gap: get(&self.reorder_gap),
+            corrupt_ppm: get(&self.corrupt_ppm),
+            corrupt_from: get(&self.corrupt_from),
+            corrupt_to: get(&self.corrupt_to),
+            truncate_ppm: get(&self.truncate_ppm),
+            queues: get(&self.queues),
+        }
+    }
+}
+
+impl U32Knobs for WireFaultKnobs {
+    const FILES: &'static [U32File<Self>] = &[
+        (c_str!("seed"), 0o600, |k| &k.seed),
+        (c_str!("drop_ppm"), 0o600, |k| &k.drop_ppm),
+        (c_str!("burst_enter_ppm"), 0o600, |k| &k.burst_enter_ppm),
+        (c_str!("burst_exit_ppm"), 0o600, |k| &k.burst_exit_ppm),
+        (c_str!("duplicate_ppm"), 0o600, |k| &k.duplicate_ppm),
+        (c_str!("reorder_ppm"), 0o600, |k| &k.reorder_ppm),
+        (c_str!("reorder_gap"), 0o600, |k| &k.reorder_gap),
+        (c_str!("corrupt_ppm"), 0o600, |k| &k.corrupt_ppm),
+        (c_str!("corrupt_from"), 0o600, |k| &k.corrupt_from),
+        (c_str!("corrupt_to"), 0o600, |k| &k.corrupt_to),
+        (c_str!("truncate_ppm"), 0o600, |k| &k.truncate_ppm),
+        (c_str!("queues"), 0o600, |k| &k.queues),
+    ];
 }
 
 impl Side {
@@ -396,6 +480,8 @@ pub(crate) struct RxState {
     /// Frames of aggregates dropped when their memory left the queue, not
     /// yet counted.
     pub(super) discarded: u64,
+    /// The queue's wire, when faults are on (`rx/wire.rs`).
+    pub(super) wire: WireState,
 }
 
 impl RxState {
@@ -404,8 +490,37 @@ impl RxState {
             mem: None,
             xdp_redirected: false,
             discarded: 0,
+            wire: WireState {
+                config: FaultConfig::default(),
+                faults: None,
+                held: HoldQueue::new(),
+            },
         }
     }
+}
+
+/// What a queue's wire keeps between frames.
+pub(crate) struct WireState {
+    /// The configuration last seen (a change starts the sequence again).
+    pub(super) config: FaultConfig,
+    /// The generator, while faults are on for this queue.
+    pub(super) faults: Option<FaultState>,
+    /// Frames held back (reordered).
+    pub(super) held: HoldQueue<HeldFrame>,
+}
+
+impl WireState {
+    /// Starts the fault sequence again from the seed at the next frame.
+    pub(crate) fn restart(&mut self) {
+        self.config = FaultConfig::default();
+        self.faults = None;
+    }
+}
+
+/// A frame the wire holds back, and what else it does to it.
+pub(crate) struct HeldFrame {
+    pub(super) frame: SkBuff,
+    pub(super) fault: Decision,
 }
 
 /// A queue's buffers: header/linear pool (host memory) and payload pool, and
@@ -575,6 +690,11 @@ pub(crate) fn new_side(
     let mut steering = box_copy(&Steering::EMPTY, GFP_KERNEL)?;
     let queues = shape.queues;
     steering.reset(DEFAULT_RSS_KEY, queues);
+    let wire_faults = Arc::new(WireFaultKnobs::new(), GFP_KERNEL)?;
+    let debugfs = DeviceDir::new(&parent);
+    let wire_fault_files = debugfs
+        .as_ref()
+        .and_then(|d| U32Dir::new(d, c_str!("wire_faults"), wire_faults.clone()));
     Ok(try_pin_init!(Side {
         reaper <- DelayedCall::new(),
         rxqs,
@@ -587,6 +707,9 @@ pub(crate) fn new_side(
         combined: AtomicU32::new(queues),
         tx_ring: AtomicU32::new(profile.ring_default),
         graveyard <- kernel::new_mutex!(KVec::new()),
+        wire_faults,
+        _wire_fault_files: wire_fault_files,
+        debugfs,
         parent,
     }? Error))
 }
@@ -765,6 +888,16 @@ queue_counters! {
         xdp_exception,
         /// Frames too large for the attached program (counted in `drops` too).
         xdp_oversize,
+        /// Frames the wire lost (its faults, `rx/wire.rs`), and of those the
+        /// ones lost in bursts.
+        wire_lost,
+        wire_burst_lost,
+        /// Frames the wire delivered twice, held back behind later frames,
+        /// with a byte corrupted, cut short.
+        wire_duplicated,
+        wire_reordered,
+        wire_corrupted,
+        wire_truncated,
     }
 }
 

@@ -12,7 +12,6 @@ use super::{
     nic::{device_config, link_config, link_shape, new_side, Nic, NicPriv, PairShape, PairState},
 };
 use crate::abstractions::{
-    debugfs::DebugfsRoot,
     ethtool::Extack,
     link::{NewLink, NewLinkSetup, PeerSetup},
     netdev::{NetDev, NetDevAlloc, NetDevPair},
@@ -30,12 +29,9 @@ pub(crate) struct Pair {
 
 impl Pair {
     /// Creates and registers `dmnic{2n}` and `dmnic{2n+1}` shaped `shape`,
-    /// with a queue-restart knob under `debugfs` if given.
-    pub(crate) fn new(
-        n: u32,
-        shape: &PairShape,
-        debugfs: Option<&Arc<DebugfsRoot>>,
-    ) -> Result<Self> {
+    /// each with a queue-restart knob in its debugfs directory if
+    /// `restart_knobs` (the module's pairs; not KUnit's).
+    pub(crate) fn new(n: u32, shape: &PairShape, restart_knobs: bool) -> Result<Self> {
         let id = |side: u32| i32::try_from(2 * n + side).map_err(|_| EINVAL);
         let parents = [
             PlatformDevice::register(c_str!("devmemnic"), id(0)?, 64)?,
@@ -61,8 +57,8 @@ impl Pair {
                 GFP_KERNEL,
             )?;
             let mut alloc = NetDevAlloc::<Nic>::new(&pair.side(side).parent, &cfg, VTABLES, data)?;
-            if let Some(root) = debugfs {
-                alloc.add_restart_knob(root);
+            if let Some(dir) = pair.side(side).debugfs.as_ref().filter(|_| restart_knobs) {
+                alloc.add_restart_knob(dir);
             }
             alloc
                 .dev()

@@ -72,9 +72,12 @@ impl QueueMem {
 
 impl RxState {
     /// Swaps in new memory, handing back the old (see [`RxState::take`]).
+    /// The queue's wire starts its fault sequence again from the seed (see
+    /// `rx/wire.rs`), as on every configuration change.
     pub(crate) fn install(&mut self, mem: QueueMem, off: &NapiOff) -> Option<QueueMem> {
         let old = self.take(off);
         self.mem = Some(mem);
+        self.wire.restart();
         old
     }
 
@@ -91,6 +94,16 @@ impl RxState {
         mem.header.detach_napi(off);
         mem.payload.detach_napi(off);
         Some(mem)
+    }
+
+    /// Drops the frames the wire holds back (`rx/wire.rs`), as the ring's
+    /// are when the queue stops; returns how many.
+    fn drop_held(&mut self) -> u64 {
+        let mut n = 0;
+        while self.wire.held.pop_due(true).is_some() {
+            n += 1;
+        }
+        n
     }
 
     /// The memory in use, if any.
@@ -138,12 +151,12 @@ pub(crate) fn stop_all(dev: &NetDev, data: &NicPriv) {
 }
 
 /// Stops one RX queue: NAPI off and removed from the device, memory retired,
-/// ring purged (counted as drops; the wire took those frames, so their
-/// senders' descriptors complete).
+/// ring and the frames its wire held back purged (counted as drops; the wire
+/// took those frames, so their senders' descriptors complete).
 pub(crate) fn stop_one(dev: &NetDev, data: &NicPriv, q: &RxQueue) {
     q.napi.deactivate(dev, q.index);
     data.me().retire(q.napi.with_state(|st, off| st.take(off)));
-    let mut purged = 0;
+    let mut purged = q.napi.with_state(|st, _| st.drop_held());
     while let Some(frame) = q.ring.consume() {
         let txq = frame.queue_mapping();
         drop(frame);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: devmemnic/<parent device>/restart_rx_queue (src/abstractions/debugfs.rs),
+ * debugfs: restart_rx_queue in devmemnic/<parent device>/ (src/abstractions/debugfs.rs),
  * whose writes restart an RX queue (dmn_rx_queue_restart(),
  * src/abstractions/queue_mgmt.rs) under the device's ops locks.
  */
@@ -34,11 +34,7 @@ static const struct file_operations dmn_restart_rx_queue_fops = {
 	.write = dmn_restart_rx_queue_write,
 };
 
-struct dentry *dmn_debugfs_dev_add(struct dentry *root, struct net_device *dev)
+struct dentry *dmn_debugfs_restart_add(struct dentry *dir, struct net_device *dev)
 {
-	struct dentry *dir;
-
-	dir = debugfs_create_dir(dev_name(dev->dev.parent), root);
-	debugfs_create_file("restart_rx_queue", 0200, dir, dev, &dmn_restart_rx_queue_fops);
-	return dir;
+	return debugfs_create_file("restart_rx_queue", 0200, dir, dev, &dmn_restart_rx_queue_fops);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Pure logic: frame parsing, receive steering, the Toeplitz hash, receive
-//! coalescing, NIC personalities.
+//! coalescing, NIC personalities, a hostile wire's faults.
 //!
 //! These files use only `core`; `tools/logic` compiles the same files for
 //! `cargo test` on the host (through `#[path]`, no copies), so they refer to
@@ -12,3 +12,4 @@ pub(crate) mod parse;
 pub(crate) mod personality;
 pub(crate) mod steering;
 pub(crate) mod toeplitz;
+pub(crate) mod wire_faults;

@@ -7,7 +7,7 @@
 //! file lists its cases with `logic_suite!`; this module maps them to KUnit.
 
 use crate::abstractions::boxed::box_copy;
-use crate::logic::{gro, parse, personality, steering, toeplitz};
+use crate::logic::{gro, parse, personality, steering, toeplitz, wire_faults};
 use kernel::prelude::*;
 
 /// What a shared case runs with: KUnit's context.
@@ -59,3 +59,5 @@ mod personality_tests;
 mod steering_tests;
 #[path = "../logic/tests/toeplitz.rs"]
 mod toeplitz_tests;
+#[path = "../logic/tests/wire_faults.rs"]
+mod wire_faults_tests;

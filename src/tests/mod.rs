@@ -24,7 +24,7 @@ fn test_pair(test: &mut Test, n: u32, queues: u32, max_queues: u32) -> Option<Pa
         rss_queue_offset: false,
         personality: crate::logic::personality::Personality::Strict,
     };
-    match Pair::new(n, &shape, None) {
+    match Pair::new(n, &shape, false) {
         Ok(p) => Some(p),
         Err(e) => {
             test.fail(format_args!("creating the test pair failed: {:?}", e));

@@ -193,7 +193,7 @@ impl RxQueue {
         // (an skb's frags are all readable or none).
         if *devmem {
             let shape = FrameShape {
-                len: wire.frame.len(),
+                len: wire.len,
                 segments: 1,
                 tcp: Some((seg.header_len(), payload_len)),
             };
@@ -223,7 +223,7 @@ impl RxQueue {
             seg.header_len(),
             payload_len,
         )?;
-        h.wire_bytes += wire.frame.len() as u64;
+        h.wire_bytes += wire.len as u64;
         self.stats.gro_merged.add(1);
         Ok(Some(h.run.merge(seg, fixed_id)))
     }

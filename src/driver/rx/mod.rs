@@ -15,6 +15,7 @@ use super::{
 };
 use crate::abstractions::{
     delay::monotonic_ns,
+    dma::{DeviceBytes, DmaSource},
     napi::{NapiCtx, NapiPoll},
     netdev::NetDev,
     page_pool::PagePool,
@@ -24,10 +25,12 @@ use crate::abstractions::{
 use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
 use crate::logic::parse::parse_prefix;
 use crate::logic::personality::{FrameShape, Placement};
+use crate::logic::wire_faults::Decision;
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
 
 mod gro;
+mod wire;
 mod xdp;
 
 /// Largest payload a segment of an aggregate (the first included) packs
@@ -62,21 +65,104 @@ const MAX_FRAGS: usize = 16;
 
 /// A frame from the ring and the device that sent it, whose TX bindings map
 /// its device-memory frags: what this NIC's DMA engine reads it through
-/// (devmem TX frames carry frags the CPU may not touch).
+/// (devmem TX frames carry frags the CPU may not touch); and what the wire
+/// did to it (`wire.rs`): cut it to `len` bytes, flipped bits of a byte.
 pub(super) struct Wire<'a> {
     pub(super) frame: &'a SkBuff,
     sender: &'a NetDev,
+    /// The bytes that arrived (the frame's length unless truncated).
+    pub(super) len: usize,
+    /// A byte's offset and the bits flipped in it.
+    flip: Option<(usize, u8)>,
 }
 
 impl<'a> Wire<'a> {
+    /// `frame` as the wire delivered it: truncated to `len` bytes if given,
+    /// with the byte at `flip.0` XORed with `flip.1` if given.
+    pub(super) fn new(
+        frame: &'a SkBuff,
+        sender: &'a NetDev,
+        len: Option<usize>,
+        flip: Option<(usize, u8)>,
+    ) -> Self {
+        let len = len.map_or(frame.len(), |n| n.min(frame.len()));
+        Self {
+            frame,
+            sender,
+            len,
+            flip: flip.filter(|&(at, _)| at < len),
+        }
+    }
+
+    /// Whether the sender left the TCP or UDP checksum to the device, which
+    /// writes it on receipt. Not when the wire altered the frame after the
+    /// sender's device summed it: then the sum on the wire is checked (and
+    /// fails, as the receiver's check of a sum over changed bytes does).
+    pub(super) fn csum_partial(&self) -> bool {
+        self.frame.csum_partial() && self.flip.is_none() && self.len == self.frame.len()
+    }
+
     /// Reads `out.len()` frame bytes from `offset`.
     fn read(&self, offset: usize, out: &mut [u8]) -> Result {
-        self.frame.read_as_device(Some(self.sender), offset, out)
+        if !matches!(offset.checked_add(out.len()), Some(end) if end <= self.len) {
+            return Err(EINVAL);
+        }
+        self.frame.read_as_device(Some(self.sender), offset, out)?;
+        if let Some((at, mask)) = self.flip {
+            if let Some(b) = at.checked_sub(offset).and_then(|i| out.get_mut(i)) {
+                *b ^= mask;
+            }
+        }
+        Ok(())
     }
 
     /// Reads the frame in order from `offset` on.
-    pub(super) fn reader(&self, offset: usize) -> Result<FrameReader<'a>> {
-        FrameReader::new(self.frame, Some(self.sender), offset)
+    pub(super) fn reader(&self, offset: usize) -> Result<WireReader<'a>> {
+        if offset > self.len {
+            return Err(EINVAL);
+        }
+        Ok(WireReader {
+            inner: FrameReader::new(self.frame, Some(self.sender), offset)?,
+            pos: offset,
+            end: self.len,
+            flip: self.flip,
+        })
+    }
+}
+
+/// A frame read in order as the wire delivered it (see [`Wire`]).
+pub(super) struct WireReader<'a> {
+    inner: FrameReader<'a>,
+    /// Frame offset of the next byte.
+    pos: usize,
+    /// Where the delivered bytes end.
+    end: usize,
+    flip: Option<(usize, u8)>,
+}
+
+impl WireReader<'_> {
+    /// Reads the next `out.len()` bytes.
+    fn read(&mut self, out: &mut [u8]) -> Result {
+        self.fill(&mut DeviceBytes::from_slice(out))
+    }
+}
+
+impl DmaSource for WireReader<'_> {
+    fn fill(&mut self, dst: &mut DeviceBytes<'_>) -> Result {
+        let n = dst.len();
+        if !matches!(self.pos.checked_add(n), Some(end) if end <= self.end) {
+            return Err(EINVAL);
+        }
+        self.inner.fill(dst)?;
+        if let Some((at, mask)) = self.flip {
+            if (self.pos..self.pos + n).contains(&at) {
+                let mut b = [0u8];
+                dst.read(at - self.pos, &mut b)?;
+                dst.write(at - self.pos, &[b[0] ^ mask])?;
+            }
+        }
+        self.pos += n;
+        Ok(())
     }
 }
 
@@ -129,29 +215,26 @@ impl NapiPoll for RxQueue {
         let xdp = nic.and_then(|d| d.me().xdp.get(ctx));
         // Completions for the sender, posted per run of frames of one TX queue.
         let mut run = CompletionRun::default();
+        // The wire's faults, looked up once a poll (off: one branch a frame).
+        let faulty = nic.is_some_and(|d| self.wire_faults_on(st, d.me()));
+        let rx = Rx {
+            sender,
+            gro,
+            xdp: xdp.as_ref(),
+        };
         while done < budget {
             let Some(frame) = self.ring.consume() else {
                 break;
             };
             done += 1;
-            let txq = frame.queue_mapping();
-            let wire = Wire {
-                frame: &frame,
-                sender,
-            };
-            match self.receive(ctx, st, &wire, gro, xdp.as_ref()) {
-                Ok(()) => {
-                    self.stats.packets.add(u64::from(frame.segments()));
-                    self.stats.bytes.add(frame.len() as u64);
-                    frame.consume();
-                }
-                Err(RxError::NoBuffer) => self.stats.alloc_fail.add(1),
-                Err(RxError::Fault) => self.stats.drops.add_shared(1),
-                Err(RxError::Unsplit) => self.stats.unsplit_drops.add(1),
-                Err(RxError::CsumUnverified) => self.stats.drops.add_shared(1),
+            run.add(peer, frame.queue_mapping());
+            if faulty {
+                self.through_faults(ctx, st, &rx, frame);
+            } else {
+                self.take(ctx, st, &rx, frame, &Decision::default());
             }
-            run.add(peer, txq);
         }
+        self.release_held(ctx, st, &rx, faulty, done > 0);
         run.flush(peer);
         if core::mem::take(&mut st.xdp_redirected) {
             flush_redirects(ctx);
@@ -217,6 +300,51 @@ impl CompletionRun {
     }
 }
 
+/// What a poll receives frames with.
+pub(super) struct Rx<'a, 'p> {
+    /// The device whose TX bindings map the frames' device-memory frags.
+    pub(super) sender: &'a NetDev,
+    /// `rx-gro-hw` is on.
+    pub(super) gro: bool,
+    /// The XDP program attached, if any.
+    pub(super) xdp: Option<&'a XdpProgRef<'p>>,
+}
+
+impl RxQueue {
+    /// Receives a frame off the ring as the wire delivers it (`fault`: what
+    /// the wire did to it, see `wire.rs`), and counts the outcome.
+    pub(super) fn take(
+        &self,
+        ctx: &NapiCtx<'_>,
+        st: &mut RxState,
+        rx: &Rx<'_, '_>,
+        frame: SkBuff,
+        fault: &Decision,
+    ) {
+        let mut delivered = false;
+        {
+            let wire = Wire::new(&frame, rx.sender, fault.truncate, fault.corrupt);
+            let copies = if fault.duplicate { 2 } else { 1 };
+            for _ in 0..copies {
+                match self.receive(ctx, st, &wire, rx.gro, rx.xdp) {
+                    Ok(()) => {
+                        self.stats.packets.add(u64::from(frame.segments()));
+                        self.stats.bytes.add(wire.len as u64);
+                        delivered = true;
+                    }
+                    Err(RxError::NoBuffer) => self.stats.alloc_fail.add(1),
+                    Err(RxError::Fault) => self.stats.drops.add_shared(1),
+                    Err(RxError::Unsplit) => self.stats.unsplit_drops.add(1),
+                    Err(RxError::CsumUnverified) => self.stats.drops.add_shared(1),
+                }
+            }
+        }
+        if delivered {
+            frame.consume();
+        }
+    }
+}
+
 impl RxQueue {
     /// Receives one frame: delivers it, holds it as a new aggregate, or merges
     /// it into a held one (`rx-gro-hw`, when `gro`); with an XDP program,
@@ -237,7 +365,7 @@ impl RxQueue {
             return Ok(());
         }
         let frame = wire.frame;
-        let len = frame.len();
+        let len = wire.len;
         let mut peek = [0u8; MAX_HEADER];
         let n = len.min(MAX_HEADER);
         wire.read(0, &mut peek[..n])?;
@@ -277,7 +405,7 @@ impl RxQueue {
         }
         // A complete sum the coalescer verified (a single segment it parsed)
         // is not summed again by the receive engine.
-        let verified = seg.is_some() && single && !frame.csum_partial();
+        let verified = seg.is_some() && single && !wire.csum_partial();
         // A frame that may start an aggregate: its payload is packed as
         // merged ones are (so the whole is charged for what it holds).
         let starts_run =
@@ -345,7 +473,7 @@ impl RxQueue {
         // the device is written below; a complete one (a frame forwarded
         // onto the wire, or a raw socket's) is verified, as a NIC does.
         // (`None`: a partial sum; `Some(None)`: not a segment it checks.)
-        let verdict = (!frame.csum_partial()).then(|| {
+        let verdict = (!wire.csum_partial()).then(|| {
             if verified {
                 Some(true)
             } else {
@@ -435,10 +563,10 @@ impl RxQueue {
     /// merged (its sums are the sender's partial ones).
     fn tcp_csum_ok(&self, wire: &Wire<'_>, peek: &[u8], seg: &Segment) -> bool {
         let frame = wire.frame;
-        if frame.csum_partial() || frame.segments() > 1 {
+        if wire.csum_partial() || frame.segments() > 1 {
             return true;
         }
-        self.tcp_sum_holds(wire, peek, seg, frame.len())
+        self.tcp_sum_holds(wire, peek, seg, wire.len)
     }
 
     /// Whether the TCP checksum of segment `seg`, whose IP datagram ends at

@@ -30,7 +30,7 @@ impl RxQueue {
         prog: &XdpProgRef<'_>,
     ) -> Result<bool, RxError> {
         let frame = wire.frame;
-        let len = frame.len();
+        let len = wire.len;
         let first = len.min(xdp_first_page_capacity());
         let rest = len - first;
         if frame.segments() > 1

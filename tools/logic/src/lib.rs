@@ -17,6 +17,8 @@ mod personality;
 mod steering;
 #[path = "../../../src/logic/toeplitz.rs"]
 mod toeplitz;
+#[path = "../../../src/logic/wire_faults.rs"]
+mod wire_faults;
 
 #[cfg(test)]
 mod logic_tests;

@@ -1,7 +1,7 @@
 //! The module's pure-logic suites (`src/logic/tests/`, also run by KUnit in the
 //! kernel), as `cargo test` tests: one `#[test]` per case.
 
-use crate::{gro, parse, personality, steering, toeplitz};
+use crate::{gro, parse, personality, steering, toeplitz, wire_faults};
 
 /// What a shared case runs with on the host: a failed check panics.
 pub(crate) struct Ctx;
@@ -61,3 +61,5 @@ mod personality_tests;
 mod steering_tests;
 #[path = "../../../src/logic/tests/toeplitz.rs"]
 mod toeplitz_tests;
+#[path = "../../../src/logic/tests/wire_faults.rs"]
+mod wire_faults_tests;

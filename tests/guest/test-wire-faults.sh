@@ -1,0 +1,206 @@
+#!/bin/bash
+# Guest tests: a hostile wire. devmemnic's own wire faults (debugfs
+# devmemnic/<parent>/wire_faults/, Documentation/hardening.rst) on what
+# dmnic1 receives: seeded and counted, and devmem RX coming through loss,
+# duplicates, reordering and corruption with every byte validated; and
+# netem on the sender's egress, as users impair a wire.
+source /extra/lib.sh
+MIB=$((1024 * 1024))
+# dmnic1's knobs (its parent is devmemnic.1).
+FAULTS=/sys/kernel/debug/devmemnic/devmemnic.1/wire_faults
+
+# Sets dmnic1's wire faults: set_faults name=value ...
+set_faults() {
+	local kv
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$FAULTS/${kv%%=*}" || { echo "cannot set ${kv%%=*}"; return 1; }
+	done
+}
+
+faults_off() {
+	set_faults drop_ppm=0 burst_enter_ppm=0 duplicate_ppm=0 reorder_ppm=0 corrupt_ppm=0 truncate_ppm=0
+}
+
+# A TcpExt counter (/proc/net/netstat) of namespace $2 (here if none).
+tcpext() { # name [ns]
+	in_ns "${2:-}" cat /proc/net/netstat | awk -v n="$1" '
+		$1 == "TcpExt:" { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		                  else { for (i = 2; i <= NF; i++) if (k[i] == n) print $i } }'
+}
+
+# A counter of /proc/net/snmp's line $1 ("Tcp", "Udp") of namespace $3
+# (here if none).
+snmp() { # line name [ns]
+	in_ns "${3:-}" cat /proc/net/snmp | awk -v l="$1:" -v n="$2" '
+		$1 == l { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		          else { for (i = 2; i <= NF; i++) if (k[i] == n) print $i } }'
+}
+snmp_tcp() { snmp Tcp "$@"; }
+
+# Sends $1 numbered UDP datagrams from here (one socket) to the peer's
+# port 5400 and prints, space-separated, the numbers that arrived (the
+# receiver listens for 3 s). The receiver's buffer is large (the caller's
+# rmem_default), so that only the wire loses datagrams (its socket's
+# RcvbufErrors must stay 0).
+udp_seqs() { # count
+	local pid i full0 full
+	full0=$(snmp Udp RcvbufErrors peer)
+	ip netns exec peer dmn-xfer udp-recv 5400 3 >/tmp/udp.seqs &
+	pid=$!
+	for ((i = 0; i < 50; i++)); do
+		[ -n "$(ip netns exec peer ss -Hunl 'sport = :5400')" ] && break
+		sleep 0.1
+	done
+	exec 5>/dev/udp/10.9.0.2/5400 || return 1
+	for ((i = 0; i < $1; i++)); do
+		printf '%d\n' $i >&5
+	done
+	exec 5>&-
+	wait $pid || return 1
+	full=$(($(snmp Udp RcvbufErrors peer) - full0))
+	[ "$full" = 0 ] || { echo "the receiver's socket dropped $full datagrams" >&2; return 1; }
+	sort -n /tmp/udp.seqs | tr '\n' ' '
+}
+
+# Only the datagrams on dmnic1's wire, on one queue: static neighbours (no
+# ARP), no IPv6 on dmnic0 (no neighbour discovery, no MLD), settled.
+quiet_wire() {
+	local mac0 mac1
+	mac0=$(cat /sys/class/net/dmnic0/address)
+	mac1=$(ip netns exec peer cat /sys/class/net/dmnic1/address)
+	sysctl -qw net.ipv6.conf.dmnic0.disable_ipv6=1 || return 1
+	# Every datagram on queue 0, whatever its source port.
+	ip netns exec peer ethtool -X dmnic1 equal 1 || return 1
+	ip neigh replace 10.9.0.2 lladdr "$mac1" dev dmnic0 nud permanent || return 1
+	ip -n peer neigh replace 10.9.0.1 lladdr "$mac0" dev dmnic1 nud permanent || return 1
+	sleep 0.5
+}
+
+# Off by default, readable back; 30% loss of 300 datagrams is counted frame
+# for frame (the NIC's count equals what the receiver missed), a seed
+# replays the same losses when the queue starts again (the device cycled),
+# and another seed loses others.
+seeded_and_counted() {
+	local rmem rc
+	rmem=$(sysctl -n net.core.rmem_default) || return 1
+	sysctl -qw net.core.rmem_default=4194304 || return 1
+	seeded_and_counted_run
+	rc=$?
+	sysctl -qw net.core.rmem_default="$rmem"
+	return $rc
+}
+
+seeded_and_counted_run() {
+	setup_pair || return 1
+	[ -d "$FAULTS" ] || { echo "no $FAULTS"; return 1; }
+	local f v
+	for f in drop_ppm burst_enter_ppm duplicate_ppm reorder_ppm corrupt_ppm truncate_ppm; do
+		v=$(cat "$FAULTS/$f")
+		[ "$v" = 0 ] || { echo "$f is $v by default"; return 1; }
+	done
+	[ "$(cat "$FAULTS/queues")" = 4294967295 ] || { echo "queues: $(cat "$FAULTS/queues")"; return 1; }
+	quiet_wire || return 1
+	set_faults seed=5 drop_ppm=300000 || return 1
+	[ "$(cat "$FAULTS/drop_ppm")" = 300000 ] || { echo "drop_ppm did not read back"; return 1; }
+	local n=300 lost0 a b c got lost
+	lost0=$(rx_sum dmnic1 wire_lost peer)
+	a=$(udp_seqs $n) || return 1
+	got=$(wc -w <<<"$a")
+	lost=$(($(rx_sum dmnic1 wire_lost peer) - lost0))
+	echo "info: seed 5: $got of $n arrived, the NIC lost $lost"
+	[ $((got + lost)) = $n ] || { echo "$got arrived and $lost lost of $n"; return 1; }
+	[ "$lost" -gt 60 ] && [ "$lost" -lt 120 ] || { echo "$lost lost at 30%"; return 1; }
+	# The queue starts again: the same seed, the same frames lost.
+	ip -n peer link set dmnic1 down && ip -n peer link set dmnic1 up || return 1
+	sleep 0.5
+	b=$(udp_seqs $n) || return 1
+	[ "$a" = "$b" ] || { echo "seed 5 lost other frames the second time"; return 1; }
+	set_faults seed=6 || return 1
+	c=$(udp_seqs $n) || return 1
+	[ "$a" != "$c" ] || { echo "seed 6 lost the same frames as seed 5"; return 1; }
+	echo "info: seed 5 replayed (the same $got arrived), seed 6 let $(wc -w <<<"$c") others through"
+	faults_off || return 1
+	got=$(udp_seqs 100 | wc -w)
+	[ "$got" = 100 ] || { echo "$got of 100 arrived with the faults off"; return 1; }
+	unload_clean || return 1
+}
+
+# Devmem RX through every fault at once at moderate rates: 2% loss, 1%
+# duplicates, 25% of frames held behind 3 later ones, 0.5% with a byte
+# corrupted anywhere in the frame (the sender's TSO and GSO off, so each
+# wire frame is one segment, as netem users run it). ncdevmem-rs validates
+# every byte in the dma-buf and returns every token; TCP's out-of-order
+# queue (also in ncdevmem-rs's TCP_INFO report), retransmits and D-SACKs
+# show the paths ran; the sender retransmitted at least what the wire lost
+# (but for a few frames without data: the handshake's last ACK), and the
+# NIC caught corrupted payload before the dma-buf.
+rs_all_faults() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	local bytes=$(($(tier 4 256) * MIB)) pid ofo0 rt0 ds0 bad0 lost dup reord corr ofo rt ds bad
+	set_faults seed=11 drop_ppm=20000 duplicate_ppm=10000 reorder_ppm=250000 reorder_gap=3 \
+		corrupt_ppm=5000 || return 1
+	ofo0=$(tcpext TCPOFOQueue peer)
+	ds0=$(tcpext TCPDSACKOldSent peer)
+	rt0=$(snmp_tcp RetransSegs)
+	bad0=$(rx_sum dmnic1 csum_bad peer)
+	rs_server 5301 /tmp/wf.out -c 10.9.0.1 -v 7
+	pid=$RS_PID
+	wait_listen 5301 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5301 -v 7 --bytes $bytes >/tmp/wf.client || return 1
+	wait $pid || { tail -3 /tmp/wf.out.err; return 1; }
+	check_rs_summary /tmp/wf.out $bytes || return 1
+	lost=$(rx_sum dmnic1 wire_lost peer)
+	dup=$(rx_sum dmnic1 wire_duplicated peer)
+	reord=$(rx_sum dmnic1 wire_reordered peer)
+	corr=$(rx_sum dmnic1 wire_corrupted peer)
+	bad=$(($(rx_sum dmnic1 csum_bad peer) - bad0))
+	ofo=$(($(tcpext TCPOFOQueue peer) - ofo0))
+	ds=$(($(tcpext TCPDSACKOldSent peer) - ds0))
+	rt=$(($(snmp_tcp RetransSegs) - rt0))
+	echo "info: wire: $lost lost, $dup duplicated, $reord reordered, $corr corrupted ($bad sums caught bad); TCP: $ofo out-of-order, $rt retransmitted, $ds D-SACKs sent"
+	[ "$lost" -gt 0 ] && [ "$dup" -gt 0 ] && [ "$reord" -gt 0 ] && [ "$corr" -gt 0 ] ||
+		{ echo "a fault never happened"; return 1; }
+	[ "$ofo" -gt 0 ] || { echo "no out-of-order segment"; return 1; }
+	# ncdevmem-rs saw it too, on its socket (TCP_INFO).
+	[ "$(summary_field /tmp/wf.out tcp_rcv_ooopack)" -gt 0 ] || { echo "ncdevmem-rs reports no out-of-order packet"; return 1; }
+	[ "$ds" -gt 0 ] || { echo "no D-SACK for the duplicates"; return 1; }
+	[ "$bad" -gt 0 ] || { echo "no corrupted sum caught"; return 1; }
+	[ $((rt + 5)) -ge "$lost" ] || { echo "$rt retransmitted, fewer than the $lost lost"; return 1; }
+	faults_off || return 1
+	unload_clean || return 1
+}
+
+# The sender's egress impaired with netem, as users do on real hosts (the
+# self-built kernels have sch_netem; segmentation off, so netem acts on wire
+# frames): 2% loss, 1% duplicates, 25% of frames sent at once and the rest
+# 1 ms late (reordering). Devmem RX (ncdevmem-rs) validates every byte and
+# returns every token; the receiver queued out of order and the sender
+# retransmitted.
+netem_sender() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	tc qdisc add dev dmnic0 root netem limit 10000 delay 1ms reorder 25% 50% loss 2% duplicate 1% ||
+		{ echo "netem refused"; return 1; }
+	local bytes=$(($(tier 4 256) * MIB)) pid ofo0 rt0 ofo rt
+	ofo0=$(tcpext TCPOFOQueue peer)
+	rt0=$(snmp_tcp RetransSegs)
+	rs_server 5302 /tmp/wn.out -c 10.9.0.1 -v 7
+	pid=$RS_PID
+	wait_listen 5302 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5302 -v 7 --bytes $bytes >/tmp/wn.client || return 1
+	wait $pid || { tail -3 /tmp/wn.out.err; return 1; }
+	check_rs_summary /tmp/wn.out $bytes || return 1
+	ofo=$(($(tcpext TCPOFOQueue peer) - ofo0))
+	rt=$(($(snmp_tcp RetransSegs) - rt0))
+	echo "info: netem: $(tc -s qdisc show dev dmnic0 | grep -o 'Sent [0-9]* bytes [0-9]* pkt (dropped [0-9]*')); TCP: $ofo out-of-order, $rt retransmitted"
+	[ "$ofo" -gt 0 ] || { echo "no out-of-order segment"; return 1; }
+	[ "$rt" -gt 0 ] || { echo "nothing retransmitted"; return 1; }
+	tc qdisc del dev dmnic0 root || return 1
+	unload_clean || return 1
+}
+
+run_test wire/seeded-and-counted seeded_and_counted
+run_test wire/ncdevmem-rs-all-faults rs_all_faults
+run_test wire/netem-sender-egress netem_sender
+exit $GUEST_FAILED
