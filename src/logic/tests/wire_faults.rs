@@ -13,6 +13,21 @@ fn all_queues() -> FaultConfig {
     }
 }
 
+/// Every fault at once at moderate rates (2% loss, 1% duplicates, 25%
+/// reordering, 0.5% corruption anywhere, 0.5% truncation), seeded `seed`.
+fn moderate(seed: u32) -> FaultConfig {
+    FaultConfig {
+        seed,
+        drop_ppm: 20_000,
+        duplicate_ppm: 10_000,
+        reorder_ppm: 250_000,
+        corrupt_ppm: 5_000,
+        corrupt_to: u32::MAX,
+        truncate_ppm: 5_000,
+        ..all_queues()
+    }
+}
+
 /// Counts of what `n` decisions on 1500-byte single frames did.
 #[derive(Default)]
 struct Tally {
@@ -49,16 +64,7 @@ fn off_does_nothing(t: &mut Ctx) {
 }
 
 fn same_seed_same_faults(t: &mut Ctx) {
-    let cfg = FaultConfig {
-        seed: 7,
-        drop_ppm: 20_000,
-        duplicate_ppm: 10_000,
-        reorder_ppm: 250_000,
-        corrupt_ppm: 5_000,
-        corrupt_to: u32::MAX,
-        truncate_ppm: 5_000,
-        ..all_queues()
-    };
+    let cfg = moderate(7);
     let mut a = FaultState::new(&cfg, 3);
     let mut b = FaultState::new(&cfg, 3);
     let mut c = FaultState::new(&cfg, 4);
@@ -75,16 +81,7 @@ fn same_seed_same_faults(t: &mut Ctx) {
 }
 
 fn rates_come_out_as_configured(t: &mut Ctx) {
-    let cfg = FaultConfig {
-        seed: 1,
-        drop_ppm: 20_000,
-        duplicate_ppm: 10_000,
-        reorder_ppm: 250_000,
-        corrupt_ppm: 5_000,
-        corrupt_to: u32::MAX,
-        truncate_ppm: 5_000,
-        ..all_queues()
-    };
+    let cfg = moderate(1);
     let n = 200_000;
     let got = tally(&cfg, 0, n);
     // Within 10% of n * rate (the draws are far more than enough for that).
