@@ -47,7 +47,7 @@ use crate::logic::{
     personality::{Personality, Profile},
     steering::Steering,
     toeplitz::DEFAULT_RSS_KEY,
-    wire_faults::{Decision, FaultConfig, FaultState, HoldQueue},
+    wire_faults::{Decision, DelayLine, FaultConfig, FaultState, HoldQueue},
 };
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
 use kernel::{
@@ -114,6 +114,8 @@ pub(crate) struct WireFaultKnobs {
     corrupt_from: AtomicU32,
     corrupt_to: AtomicU32,
     truncate_ppm: AtomicU32,
+    delay_us: AtomicU32,
+    jitter_us: AtomicU32,
     queues: AtomicU32,
 }
 
@@ -133,6 +135,8 @@ impl WireFaultKnobs {
             corrupt_from: z(),
             corrupt_to: AtomicU32::new(u32::MAX),
             truncate_ppm: z(),
+            delay_us: z(),
+            jitter_us: z(),
             queues: AtomicU32::new(u32::MAX),
         }
     }
@@ -152,6 +156,8 @@ impl WireFaultKnobs {
             corrupt_from: get(&self.corrupt_from),
             corrupt_to: get(&self.corrupt_to),
             truncate_ppm: get(&self.truncate_ppm),
+            delay_us: get(&self.delay_us),
+            jitter_us: get(&self.jitter_us),
             queues: get(&self.queues),
         }
     }
@@ -170,6 +176,8 @@ impl U32Knobs for WireFaultKnobs {
         (c_str!("corrupt_from"), 0o600, |k| &k.corrupt_from),
         (c_str!("corrupt_to"), 0o600, |k| &k.corrupt_to),
         (c_str!("truncate_ppm"), 0o600, |k| &k.truncate_ppm),
+        (c_str!("delay_us"), 0o600, |k| &k.delay_us),
+        (c_str!("jitter_us"), 0o600, |k| &k.jitter_us),
         (c_str!("queues"), 0o600, |k| &k.queues),
     ];
 }
@@ -410,6 +418,9 @@ pub(crate) struct RxQueue {
     /// TX completions were posted for this channel's TX queues since its poll
     /// last reaped them (see `tx_completion.rs`).
     pub(crate) tx_done: AtomicBool,
+    /// The queue's delaying wire (`rx/wire.rs`) is full: the frames on the
+    /// ring wait for its first to arrive (the queue's timer), not for a poll.
+    pub(super) wire_full: AtomicBool,
     /// Header-split threshold: TCP frames with at most this much payload per
     /// segment are received whole (`ethtool -G hds-thresh`).
     hds_thresh: AtomicU32,
@@ -447,6 +458,7 @@ impl RxQueue {
             index,
             sender_stopped: AtomicBool::new(false),
             tx_done: AtomicBool::new(false),
+            wire_full: AtomicBool::new(false),
             hds_thresh: AtomicU32::new(hds_thresh),
             binding_ref <- kernel::new_mutex!(None),
         }? Error))
@@ -494,6 +506,7 @@ impl RxState {
                 config: FaultConfig::default(),
                 faults: None,
                 held: HoldQueue::new(),
+                delayed: DelayLine::new(),
             },
         }
     }
@@ -507,6 +520,8 @@ pub(crate) struct WireState {
     pub(super) faults: Option<FaultState>,
     /// Frames held back (reordered).
     pub(super) held: HoldQueue<HeldFrame>,
+    /// Frames on the wire still, when it delays them.
+    pub(super) delayed: DelayLine<SkBuff>,
 }
 
 impl WireState {
@@ -898,6 +913,8 @@ queue_counters! {
         wire_reordered,
         wire_corrupted,
         wire_truncated,
+        /// Frames the wire delayed (every frame, while a delay is set).
+        wire_delayed,
     }
 }
 

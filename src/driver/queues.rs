@@ -96,11 +96,14 @@ impl RxState {
         Some(mem)
     }
 
-    /// Drops the frames the wire holds back (`rx/wire.rs`), as the ring's
-    /// are when the queue stops; returns how many.
+    /// Drops the frames the wire holds back or still carries (`rx/wire.rs`),
+    /// as the ring's are when the queue stops; returns how many.
     fn drop_held(&mut self) -> u64 {
         let mut n = 0;
         while self.wire.held.pop_due(true).is_some() {
+            n += 1;
+        }
+        while self.wire.delayed.arrive(0, true).is_some() {
             n += 1;
         }
         n
@@ -157,6 +160,7 @@ pub(crate) fn stop_one(dev: &NetDev, data: &NicPriv, q: &RxQueue) {
     q.napi.deactivate(dev, q.index);
     data.me().retire(q.napi.with_state(|st, off| st.take(off)));
     let mut purged = q.napi.with_state(|st, _| st.drop_held());
+    q.wire_full.store(false, Ordering::Relaxed);
     while let Some(frame) = q.ring.consume() {
         let txq = frame.queue_mapping();
         drop(frame);

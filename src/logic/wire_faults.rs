@@ -16,12 +16,27 @@
 //! prefix of 1 to `len - 1` bytes. Both act on single frames only: a TSO
 //! super-frame the virtual wire carries whole stands for many wire frames,
 //! so it is only dropped, duplicated or held as a whole.
+//!
+//! Delay is the wire's length: every frame arrives `delay_us` after it was
+//! sent, give or take up to `jitter_us`, in the order it was sent (a wire
+//! does not pass one frame with another; reordering is its own fault). At
+//! most [`DELAY_MAX`] frames are on the wire at once; a full wire takes the
+//! next frame only when the first arrives, as a link's bandwidth-delay
+//! product bounds what it carries. The jitter has its own generator, so a
+//! seed replays the same loss, corruption and reordering however the frames
+//! happen to be timed.
 
 /// The unit of every rate: parts per million.
 pub(crate) const PPM: u32 = 1_000_000;
 
 /// Most frames a queue's wire holds back at once.
 pub(crate) const HOLD_MAX: usize = 8;
+
+/// Most frames on a queue's delaying wire at once.
+pub(crate) const DELAY_MAX: usize = 128;
+
+/// The largest jitter, in microseconds (a second).
+pub(crate) const JITTER_MAX_US: u32 = 1_000_000;
 
 /// What a device's wire does to the frames it carries (all zero: nothing).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -47,6 +62,9 @@ pub(crate) struct FaultConfig {
     pub(crate) corrupt_to: u32,
     /// Frames cut short.
     pub(crate) truncate_ppm: u32,
+    /// How long every frame takes, and by how much more or less at most.
+    pub(crate) delay_us: u32,
+    pub(crate) jitter_us: u32,
     /// RX queues the faults apply to: bit `n` for queue `n`, bit 31 for
     /// queue 31 and every queue above.
     pub(crate) queues: u32,
@@ -60,8 +78,15 @@ impl FaultConfig {
             | self.duplicate_ppm
             | self.reorder_ppm
             | self.corrupt_ppm
-            | self.truncate_ppm)
+            | self.truncate_ppm
+            | self.delay_us
+            | self.jitter_us)
             != 0
+    }
+
+    /// Whether frames take time on the wire.
+    pub(crate) fn delays(&self) -> bool {
+        (self.delay_us | self.jitter_us) != 0
     }
 
     /// Whether the faults apply to RX queue `queue`.
@@ -87,39 +112,66 @@ pub(crate) struct Decision {
     pub(crate) truncate: Option<usize>,
 }
 
-/// A queue's wire: its generator and loss state.
+/// A seeded generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    /// The next 32 random bits.
+    fn next(&mut self) -> u32 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 32) as u32
+    }
+
+    /// A number in `lo..=hi` (`lo <= hi`, `hi - lo` below `u32::MAX`, so
+    /// that the product below fits 64 bits).
+    fn between(&mut self, lo: u64, hi: u64) -> u64 {
+        let span = (hi - lo).min(u64::from(u32::MAX - 1)) + 1;
+        lo + ((u64::from(self.next()) * span) >> 32)
+    }
+}
+
+/// A queue's wire: its generators and loss state.
 pub(crate) struct FaultState {
-    rng: u64,
+    rng: Rng,
+    jitter: Rng,
     in_burst: bool,
 }
 
 impl FaultState {
     /// The wire of queue `queue` under `cfg`, at the start of its sequence.
     pub(crate) fn new(cfg: &FaultConfig, queue: u32) -> Self {
+        let seed = (u64::from(cfg.seed) << 32) | u64::from(queue);
         Self {
-            rng: (u64::from(cfg.seed) << 32) | u64::from(queue),
+            rng: Rng(seed),
+            // Another stream of the same seed, for the frames' timing.
+            jitter: Rng(!seed),
             in_burst: false,
         }
     }
 
-    /// The next 32 random bits (splitmix64).
-    fn next(&mut self) -> u32 {
-        self.rng = self.rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 32) as u32
-    }
-
     /// Whether an event of `ppm` parts per million happens (no draw at 0).
     fn happens(&mut self, ppm: u32) -> bool {
-        ppm != 0 && (u64::from(self.next()) * u64::from(PPM)) >> 32 < u64::from(ppm)
+        ppm != 0 && (u64::from(self.rng.next()) * u64::from(PPM)) >> 32 < u64::from(ppm)
     }
 
     /// A number in `lo..=hi` (`lo <= hi`).
     fn between(&mut self, lo: usize, hi: usize) -> usize {
-        let span = (hi - lo) as u64 + 1;
-        lo + ((u64::from(self.next()) * span) >> 32) as usize
+        self.rng.between(lo as u64, hi as u64) as usize
+    }
+
+    /// How long the next frame takes on the wire, in nanoseconds: `delay_us`
+    /// plus or minus up to `jitter_us` (at most [`JITTER_MAX_US`]), never
+    /// below zero.
+    pub(crate) fn delay_ns(&mut self, cfg: &FaultConfig) -> u64 {
+        let delay = u64::from(cfg.delay_us) * 1000;
+        let jitter = u64::from(cfg.jitter_us.min(JITTER_MAX_US)) * 1000;
+        if jitter == 0 {
+            return delay;
+        }
+        (delay + self.jitter.between(0, 2 * jitter)).saturating_sub(jitter)
     }
 
     /// What the wire does to the next frame, `len` bytes long, one wire frame
@@ -223,5 +275,75 @@ impl<T> HoldQueue<T> {
             .min_by_key(|&(_, order, _)| order)?
             .0;
         self.slots[i].take().map(|(_, _, item)| item)
+    }
+}
+
+/// The frames on a delaying wire, in the order they were sent, each with the
+/// time it arrives.
+pub(crate) struct DelayLine<T> {
+    /// A ring of `len` frames from `head`: (arrival in ns, the frame).
+    slots: [Option<(u64, T)>; DELAY_MAX],
+    head: usize,
+    len: usize,
+    /// The latest arrival given so far (no frame arrives before one sent
+    /// earlier).
+    last: u64,
+}
+
+impl<T> DelayLine<T> {
+    /// An empty wire.
+    pub(crate) fn new() -> Self {
+        Self {
+            slots: core::array::from_fn(|_| None),
+            head: 0,
+            len: 0,
+            last: 0,
+        }
+    }
+
+    /// How many frames are on the wire.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether none is.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the wire carries all it can.
+    pub(crate) fn is_full(&self) -> bool {
+        self.len == DELAY_MAX
+    }
+
+    /// Puts `item` on the wire to arrive at `at` ns, or after the frame sent
+    /// before it if that arrives later; hands it back when the wire is full.
+    pub(crate) fn send(&mut self, item: T, at: u64) -> Result<(), T> {
+        if self.is_full() {
+            return Err(item);
+        }
+        let at = at.max(self.last);
+        self.last = at;
+        self.slots[(self.head + self.len) % DELAY_MAX] = Some((at, item));
+        self.len += 1;
+        Ok(())
+    }
+
+    /// When the first frame arrives.
+    pub(crate) fn next_arrival(&self) -> Option<u64> {
+        self.slots[self.head].as_ref().map(|(at, _)| *at)
+    }
+
+    /// The first frame, if it has arrived by `now` ns (whenever it arrives,
+    /// when `all`).
+    pub(crate) fn arrive(&mut self, now: u64, all: bool) -> Option<T> {
+        match self.next_arrival() {
+            Some(at) if all || at <= now => {}
+            _ => return None,
+        }
+        let (_, item) = self.slots[self.head].take()?;
+        self.head = (self.head + 1) % DELAY_MAX;
+        self.len -= 1;
+        Some(item)
     }
 }

@@ -360,10 +360,14 @@ devmem_nic_setup() {
 # upstream's 64 MB costs tens of seconds under TCG with KASAN) and upstream's
 # 65,536,000 bytes in make stress.
 rs_server() { # port outfile [extra args]
-	local port="$1" out="$2" size=()
+	local port="$1" out="$2" size=() debugfs=()
 	shift 2
 	[[ " $* " == *" --size "* ]] || size=(--size "$(tier $((16 * 1024 * 1024)) 65536000)")
-	ip netns exec peer ncdevmem-rs -l -s 10.9.0.2 -p "$port" -f dmnic1 "${size[@]}" "$@" >"$out" 2>"$out.err" &
+	# --wire-faults writes debugfs, which the namespace's own sysfs (ip
+	# netns exec mounts one) hides until mounted again.
+	[[ " $* " == *" --wire-faults "* ]] &&
+		debugfs=(sh -c 'mount -t debugfs none /sys/kernel/debug && exec "$@"' sh)
+	ip netns exec peer "${debugfs[@]}" ncdevmem-rs -l -s 10.9.0.2 -p "$port" -f dmnic1 "${size[@]}" "$@" >"$out" 2>"$out.err" &
 	RS_PID=$!
 }
 

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Guest tests: a hostile wire. devmemnic's own wire faults (debugfs
 # devmemnic/<parent>/wire_faults/, Documentation/hardening.rst) on what
-# dmnic1 receives: seeded and counted, and devmem RX coming through loss,
-# duplicates, reordering and corruption with every byte validated; and
-# netem on the sender's egress, as users impair a wire.
+# dmnic1 receives: seeded and counted, devmem RX coming through loss,
+# duplicates, reordering, corruption and delay with every byte validated,
+# and delay keeping the order; and netem on the sender's egress, as users
+# impair a wire.
 source /extra/lib.sh
 MIB=$((1024 * 1024))
 # dmnic1's knobs (its parent is devmemnic.1).
@@ -17,8 +18,40 @@ set_faults() {
 	done
 }
 
+FAULT_RATES="drop_ppm burst_enter_ppm duplicate_ppm reorder_ppm corrupt_ppm truncate_ppm delay_us jitter_us"
+
 faults_off() {
-	set_faults drop_ppm=0 burst_enter_ppm=0 duplicate_ppm=0 reorder_ppm=0 corrupt_ppm=0 truncate_ppm=0
+	local f
+	for f in $FAULT_RATES; do
+		set_faults "$f=0" || return 1
+	done
+}
+
+# Every fault knob is off (0), or the one named says what it holds.
+faults_are_off() {
+	local f v
+	for f in $FAULT_RATES; do
+		v=$(cat "$FAULTS/$f")
+		[ "$v" = 0 ] || { echo "$f is $v"; return 1; }
+	done
+}
+
+# Devmem RX of $2 bytes from dmnic0 to ncdevmem-rs on dmnic1 (port $1,
+# summary in $3), the server run with the rest of the arguments; every byte
+# validated and every token returned. RS_CLIENT_TIMEOUT: seconds the client
+# may take.
+rs_transfer() { # port bytes out [server args]
+	local port="$1" bytes="$2" out="$3" pid
+	shift 3
+	rs_server "$port" "$out" -c 10.9.0.1 -v 7 "$@"
+	pid=$RS_PID
+	wait_listen "$port" || return 1
+	local limit=()
+	[ -n "${RS_CLIENT_TIMEOUT:-}" ] && limit=(timeout "$RS_CLIENT_TIMEOUT")
+	"${limit[@]}" ncdevmem-rs -s 10.9.0.2 -p "$port" -v 7 --bytes "$bytes" >"$out.client" ||
+		{ echo "client: exit $? (124: timed out)"; return 1; }
+	wait $pid || { tail -3 "$out.err"; return 1; }
+	check_rs_summary "$out" "$bytes"
 }
 
 # A TcpExt counter (/proc/net/netstat) of namespace $2 (here if none).
@@ -39,13 +72,14 @@ snmp_tcp() { snmp Tcp "$@"; }
 
 # Sends $1 numbered UDP datagrams from here (one socket) to the peer's
 # port 5400 and prints, space-separated, the numbers that arrived (the
-# receiver listens for 3 s). The receiver's buffer is large (the caller's
-# rmem_default), so that only the wire loses datagrams (its socket's
-# RcvbufErrors must stay 0).
+# receiver listens until a second after the last is sent, however long
+# sending takes on a loaded machine). The receiver's buffer is large (the
+# caller's rmem_default), so that only the wire loses datagrams (its
+# socket's RcvbufErrors must stay 0).
 udp_seqs() { # count
 	local pid i full0 full
 	full0=$(snmp Udp RcvbufErrors peer)
-	ip netns exec peer dmn-xfer udp-recv 5400 3 >/tmp/udp.seqs &
+	ip netns exec peer dmn-xfer udp-recv 5400 600 >/tmp/udp.seqs &
 	pid=$!
 	for ((i = 0; i < 50; i++)); do
 		[ -n "$(ip netns exec peer ss -Hunl 'sport = :5400')" ] && break
@@ -56,7 +90,9 @@ udp_seqs() { # count
 		printf '%d\n' $i >&5
 	done
 	exec 5>&-
-	wait $pid || return 1
+	sleep 1
+	kill $pid
+	wait $pid 2>/dev/null
 	full=$(($(snmp Udp RcvbufErrors peer) - full0))
 	[ "$full" = 0 ] || { echo "the receiver's socket dropped $full datagrams" >&2; return 1; }
 	sort -n /tmp/udp.seqs | tr '\n' ' '
@@ -93,11 +129,7 @@ seeded_and_counted() {
 seeded_and_counted_run() {
 	setup_pair || return 1
 	[ -d "$FAULTS" ] || { echo "no $FAULTS"; return 1; }
-	local f v
-	for f in drop_ppm burst_enter_ppm duplicate_ppm reorder_ppm corrupt_ppm truncate_ppm; do
-		v=$(cat "$FAULTS/$f")
-		[ "$v" = 0 ] || { echo "$f is $v by default"; return 1; }
-	done
+	faults_are_off || { echo "(by default)"; return 1; }
 	[ "$(cat "$FAULTS/queues")" = 4294967295 ] || { echo "queues: $(cat "$FAULTS/queues")"; return 1; }
 	quiet_wire || return 1
 	set_faults seed=5 drop_ppm=300000 || return 1
@@ -127,47 +159,82 @@ seeded_and_counted_run() {
 
 # Devmem RX through every fault at once at moderate rates: 2% loss, 1%
 # duplicates, 25% of frames held behind 3 later ones, 0.5% with a byte
-# corrupted anywhere in the frame (the sender's TSO and GSO off, so each
-# wire frame is one segment, as netem users run it). ncdevmem-rs validates
-# every byte in the dma-buf and returns every token; TCP's out-of-order
-# queue (also in ncdevmem-rs's TCP_INFO report), retransmits and D-SACKs
-# show the paths ran; the sender retransmitted at least what the wire lost
-# (but for a few frames without data: the handshake's last ACK), and the
-# NIC caught corrupted payload before the dma-buf.
+# corrupted anywhere in the frame, 1 ms of delay give or take 1 ms (the
+# sender's TSO and GSO off, so each wire frame is one segment, as netem
+# users run it), set by ncdevmem-rs itself for its run (--wire-faults) and
+# put back when it ends. ncdevmem-rs validates every byte in the dma-buf
+# and returns every token; TCP's out-of-order queue (also in ncdevmem-rs's
+# TCP_INFO report), retransmits and D-SACKs show the paths ran; the sender
+# retransmitted at least what the wire lost (but for a few frames without
+# data: the handshake's last ACK), and the NIC caught corrupted payload
+# before the dma-buf.
 rs_all_faults() {
 	setup_pair || return 1
 	ethtool -K dmnic0 tso off gso off || return 1
-	local bytes=$(($(tier 4 256) * MIB)) pid ofo0 rt0 ds0 bad0 lost dup reord corr ofo rt ds bad
-	set_faults seed=11 drop_ppm=20000 duplicate_ppm=10000 reorder_ppm=250000 reorder_gap=3 \
-		corrupt_ppm=5000 || return 1
+	local bytes=$(($(tier 4 256) * MIB)) ofo0 rt0 ds0 bad0 lost dup reord corr delayed ofo rt ds bad
 	ofo0=$(tcpext TCPOFOQueue peer)
 	ds0=$(tcpext TCPDSACKOldSent peer)
 	rt0=$(snmp_tcp RetransSegs)
 	bad0=$(rx_sum dmnic1 csum_bad peer)
-	rs_server 5301 /tmp/wf.out -c 10.9.0.1 -v 7
-	pid=$RS_PID
-	wait_listen 5301 || return 1
-	ncdevmem-rs -s 10.9.0.2 -p 5301 -v 7 --bytes $bytes >/tmp/wf.client || return 1
-	wait $pid || { tail -3 /tmp/wf.out.err; return 1; }
-	check_rs_summary /tmp/wf.out $bytes || return 1
+	rs_transfer 5301 $bytes /tmp/wf.out --wire-faults \
+		seed=11,drop_ppm=20000,duplicate_ppm=10000,reorder_ppm=250000,reorder_gap=3,corrupt_ppm=5000,delay_us=1000,jitter_us=1000 ||
+		return 1
+	grep -q "wire faults on dmnic1: seed=11," /tmp/wf.out.err || { echo "ncdevmem-rs did not say it set the faults"; return 1; }
+	faults_are_off || { echo "(ncdevmem-rs did not put the knobs back)"; return 1; }
 	lost=$(rx_sum dmnic1 wire_lost peer)
 	dup=$(rx_sum dmnic1 wire_duplicated peer)
 	reord=$(rx_sum dmnic1 wire_reordered peer)
 	corr=$(rx_sum dmnic1 wire_corrupted peer)
+	delayed=$(rx_sum dmnic1 wire_delayed peer)
 	bad=$(($(rx_sum dmnic1 csum_bad peer) - bad0))
 	ofo=$(($(tcpext TCPOFOQueue peer) - ofo0))
 	ds=$(($(tcpext TCPDSACKOldSent peer) - ds0))
 	rt=$(($(snmp_tcp RetransSegs) - rt0))
-	echo "info: wire: $lost lost, $dup duplicated, $reord reordered, $corr corrupted ($bad sums caught bad); TCP: $ofo out-of-order, $rt retransmitted, $ds D-SACKs sent"
+	echo "info: wire: $lost lost, $dup duplicated, $reord reordered, $corr corrupted ($bad sums caught bad), $delayed delayed; TCP: $ofo out-of-order, $rt retransmitted, $ds D-SACKs sent"
 	[ "$lost" -gt 0 ] && [ "$dup" -gt 0 ] && [ "$reord" -gt 0 ] && [ "$corr" -gt 0 ] ||
 		{ echo "a fault never happened"; return 1; }
+	# Every frame took the delaying wire: at least the payload's segments.
+	[ "$delayed" -gt $((bytes / 1448)) ] || { echo "$delayed frames delayed"; return 1; }
 	[ "$ofo" -gt 0 ] || { echo "no out-of-order segment"; return 1; }
 	# ncdevmem-rs saw it too, on its socket (TCP_INFO).
 	[ "$(summary_field /tmp/wf.out tcp_rcv_ooopack)" -gt 0 ] || { echo "ncdevmem-rs reports no out-of-order packet"; return 1; }
 	[ "$ds" -gt 0 ] || { echo "no D-SACK for the duplicates"; return 1; }
 	[ "$bad" -gt 0 ] || { echo "no corrupted sum caught"; return 1; }
 	[ $((rt + 5)) -ge "$lost" ] || { echo "$rt retransmitted, fewer than the $lost lost"; return 1; }
+	unload_clean || return 1
+}
+
+# The wire's delay: 20 ms give or take 5 ms on what dmnic1 receives; every
+# ping's round trip takes at least 15 ms (it crosses that wire once), and
+# each request was delayed. Delay and jitter alone keep the frames in the
+# order sent: devmem RX (ncdevmem-rs setting them) queues nothing out of
+# order. A knob ncdevmem-rs does not know fails the run before it sets any.
+delay_keeps_order() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	local d0 d rtt ofo0 ofo rc
+	set_faults seed=3 delay_us=20000 jitter_us=5000 || return 1
+	d0=$(rx_sum dmnic1 wire_delayed peer)
+	# (iputils: "rtt min/avg/max/mdev = a/b/c/d ms"; busybox: "round-trip
+	# min/avg/max = a/b/c ms".)
+	rtt=$(ping -c 20 -i 0.05 -q 10.9.0.2 | sed -n 's|.*min/avg/max[^=]*= \([0-9.]*\)/\([0-9.]*\)/\([0-9.]*\).*|\1 \2 \3|p')
+	d=$(($(rx_sum dmnic1 wire_delayed peer) - d0))
+	echo "info: 20 pings through 20 +- 5 ms: rtt min/avg/max $rtt ms, $d frames delayed"
+	[ -n "$rtt" ] || { echo "no ping came back"; return 1; }
+	awk -v m="${rtt%% *}" 'BEGIN { exit !(m >= 15) }' || { echo "a round trip of ${rtt%% *} ms through a 15 ms wire"; return 1; }
+	[ "$d" -ge 20 ] || { echo "$d frames delayed, fewer than the 20 requests"; return 1; }
 	faults_off || return 1
+	ofo0=$(tcpext TCPOFOQueue peer)
+	rs_transfer 5303 $((2 * MIB)) /tmp/wd.out --wire-faults seed=4,delay_us=2000,jitter_us=1500 || return 1
+	ofo=$(($(tcpext TCPOFOQueue peer) - ofo0))
+	[ "$ofo" = 0 ] || { echo "$ofo segments out of order through delay and jitter alone"; return 1; }
+	faults_are_off || { echo "(ncdevmem-rs did not put the knobs back)"; return 1; }
+	ip netns exec peer sh -c 'mount -t debugfs none /sys/kernel/debug && exec ncdevmem-rs -l -s 10.9.0.2 -p 5304 -f dmnic1 --wire-faults drop_ppm=1,dorp_ppm=5' \
+		>/tmp/wd.bad 2>&1
+	rc=$?
+	[ "$rc" = 1 ] && grep -q 'no wire-fault knob "dorp_ppm"; .* has: .*drop_ppm' /tmp/wd.bad ||
+		{ echo "a bad knob: exit $rc, $(cat /tmp/wd.bad)"; return 1; }
+	faults_are_off || { echo "(after the bad knob)"; return 1; }
 	unload_clean || return 1
 }
 
@@ -182,15 +249,10 @@ netem_sender() {
 	ethtool -K dmnic0 tso off gso off || return 1
 	tc qdisc add dev dmnic0 root netem limit 10000 delay 1ms reorder 25% 50% loss 2% duplicate 1% ||
 		{ echo "netem refused"; return 1; }
-	local bytes=$(($(tier 4 256) * MIB)) pid ofo0 rt0 ofo rt
+	local bytes=$(($(tier 4 256) * MIB)) ofo0 rt0 ofo rt
 	ofo0=$(tcpext TCPOFOQueue peer)
 	rt0=$(snmp_tcp RetransSegs)
-	rs_server 5302 /tmp/wn.out -c 10.9.0.1 -v 7
-	pid=$RS_PID
-	wait_listen 5302 || return 1
-	ncdevmem-rs -s 10.9.0.2 -p 5302 -v 7 --bytes $bytes >/tmp/wn.client || return 1
-	wait $pid || { tail -3 /tmp/wn.out.err; return 1; }
-	check_rs_summary /tmp/wn.out $bytes || return 1
+	rs_transfer 5302 $bytes /tmp/wn.out || return 1
 	ofo=$(($(tcpext TCPOFOQueue peer) - ofo0))
 	rt=$(($(snmp_tcp RetransSegs) - rt0))
 	echo "info: netem: $(tc -s qdisc show dev dmnic0 | grep -o 'Sent [0-9]* bytes [0-9]* pkt (dropped [0-9]*')); TCP: $ofo out-of-order, $rt retransmitted"
@@ -200,7 +262,52 @@ netem_sender() {
 	unload_clean || return 1
 }
 
+# Heavy loss: 30% of the frames dmnic1 receives lost. Devmem RX of 256 KiB
+# still completes, every byte validated (TCP recovers; a hang would trip the
+# client's timeout, exit 124, a failure). Then a receiver killed (SIGKILL)
+# with every token held while the wire loses and reorders and the sender
+# retransmits into it: the binding goes once its buffers are back, and the
+# module unloads clean.
+heavy_loss_and_killed() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	local lost0 lost rt0 rt pid cpid dm0 i t0
+	lost0=$(rx_sum dmnic1 wire_lost peer)
+	rt0=$(snmp_tcp RetransSegs)
+	RS_CLIENT_TIMEOUT=300 rs_transfer 5305 $((256 * 1024)) /tmp/wh.out --wire-faults seed=21,drop_ppm=300000 ||
+		return 1
+	lost=$(($(rx_sum dmnic1 wire_lost peer) - lost0))
+	rt=$(($(snmp_tcp RetransSegs) - rt0))
+	echo "info: 30% loss: $lost frames lost, $rt retransmitted, $(summary_field /tmp/wh.out tcp_total_retrans) retransmits in the receiver's TCP_INFO"
+	[ "$lost" -gt 40 ] || { echo "only $lost frames lost at 30%"; return 1; }
+	[ $((rt + 5)) -ge "$lost" ] || { echo "$rt retransmitted, fewer than the $lost lost"; return 1; }
+	faults_are_off || return 1
+	# The kill: the knobs set here, since a killed ncdevmem-rs puts nothing back.
+	set_faults seed=22 drop_ppm=50000 reorder_ppm=250000 || return 1
+	dm0=$(rx_sum dmnic1 devmem_packets peer)
+	rs_server 5306 /tmp/wk.out -c 10.9.0.1 -v 7 --hold-tokens-secs 600
+	pid=$RS_PID
+	wait_listen 5306 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5306 -v 7 --bytes $((1024 * MIB)) >/dev/null 2>&1 &
+	cpid=$!
+	for i in $(seq 1 150); do
+		[ "$(rx_sum dmnic1 devmem_packets peer)" -gt $((dm0 + 200)) ] && break
+		sleep 0.1
+	done
+	echo "info: killing the server after $(($(rx_sum dmnic1 devmem_packets peer) - dm0)) devmem frames, $(rx_sum dmnic1 wire_lost peer) lost on the wire so far"
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	wait $cpid 2>/dev/null
+	t0=$(uptime_now)
+	wait_dmabufs_detached 20 || return 1
+	echo "info: binding freed $(secs_since "$t0") s after the kill"
+	faults_off || return 1
+	unload_clean || return 1
+}
+
 run_test wire/seeded-and-counted seeded_and_counted
 run_test wire/ncdevmem-rs-all-faults rs_all_faults
 run_test wire/netem-sender-egress netem_sender
+run_test wire/delay-keeps-order delay_keeps_order
+run_test wire/heavy-loss-and-killed-with-tokens-out heavy_loss_and_killed
 exit $GUEST_FAILED

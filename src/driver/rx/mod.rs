@@ -215,22 +215,29 @@ impl NapiPoll for RxQueue {
         let xdp = nic.and_then(|d| d.me().xdp.get(ctx));
         // Completions for the sender, posted per run of frames of one TX queue.
         let mut run = CompletionRun::default();
-        // The wire's faults, looked up once a poll (off: one branch a frame).
+        // The wire's faults, looked up once a poll (off: one branch a poll, and
+        // the frames' loop as without them).
         let faulty = nic.is_some_and(|d| self.wire_faults_on(st, d.me()));
         let rx = Rx {
             sender,
             gro,
             xdp: xdp.as_ref(),
         };
-        while done < budget {
-            let Some(frame) = self.ring.consume() else {
-                break;
-            };
-            done += 1;
-            run.add(peer, frame.queue_mapping());
-            if faulty {
-                self.through_faults(ctx, st, &rx, frame);
-            } else {
+        // Frames came off the ring (room for the sender).
+        let mut took = false;
+        if faulty {
+            (done, took) = self.poll_wire(ctx, st, &rx, budget, &mut run, peer);
+        } else {
+            // Frames a delaying wire still carried when its faults went off.
+            self.deliver_carried(ctx, st, &rx);
+            self.wire_full.store(false, Ordering::Relaxed);
+            while done < budget {
+                let Some(frame) = self.ring.consume() else {
+                    break;
+                };
+                done += 1;
+                took = true;
+                run.add(peer, frame.queue_mapping());
                 self.take(ctx, st, &rx, frame, &Decision::default());
             }
         }
@@ -242,7 +249,7 @@ impl NapiPoll for RxQueue {
         if let Some(mem) = st.mem.as_mut() {
             self.age_aggregates(ctx, mem, gro, done > 0);
         }
-        if done > 0 && self.sender_stopped.swap(false, Ordering::SeqCst) {
+        if took && self.sender_stopped.swap(false, Ordering::SeqCst) {
             // Room in the ring again: restart a sender stopped on back-pressure.
             if let Some((p, side)) = peer.and_then(|p| Some((p, p.data::<Nic>()?.me()))) {
                 tx_completion::wake_with_room(p, side);
@@ -257,7 +264,8 @@ impl NapiPoll for RxQueue {
     }
 
     fn has_work(&self) -> bool {
-        !self.ring.is_empty() || self.tx_done.load(Ordering::SeqCst)
+        (!self.ring.is_empty() && !self.wire_full.load(Ordering::Relaxed))
+            || self.tx_done.load(Ordering::SeqCst)
     }
 
     fn completed(&self) {

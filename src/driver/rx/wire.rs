@@ -15,12 +15,21 @@
 //! corrupted or truncated one is read as altered by every step after, so
 //! the checksum engine judges the bytes that arrived: a bad sum never lands
 //! in device memory (`rx-csum-bad`, dropped), and in host memory the stack
-//! checks it. Frames held when the queue stops are dropped with its ring.
+//! checks it. A delaying wire (`delay_us`, `jitter_us`) takes frames off the
+//! ring as its sender sent them and delivers each when it arrives, in the
+//! order sent: the queue's timer polls for the next one (so a frame arrives
+//! at its time or up to a jiffy or so later, never earlier); a full wire
+//! leaves frames on the ring, which fills and stops the sender. The other
+//! faults act as frames arrive. Frames held or on the wire when the queue
+//! stops are dropped with its ring.
 
-use super::Rx;
-use crate::abstractions::{delayed_call::DelayedCall, napi::NapiCtx, skb::SkBuff};
+use super::{CompletionRun, Rx};
+use crate::abstractions::{
+    delay::monotonic_ns, delayed_call::DelayedCall, napi::NapiCtx, netdev::NetDev, skb::SkBuff,
+};
 use crate::driver::nic::{HeldFrame, RxQueue, RxState, Side};
 use crate::logic::wire_faults::{Decision, FaultState};
+use core::sync::atomic::Ordering;
 
 /// How long a held frame waits for later frames once the wire is idle.
 const HOLD_IDLE_MS: u32 = 1;
@@ -37,6 +46,76 @@ impl RxQueue {
                 .then(|| FaultState::new(&config, self.index));
         }
         w.faults.is_some()
+    }
+
+    /// A poll's frames while the wire's faults are on: off the ring, onto
+    /// the wire when it delays them, through the faults as they arrive.
+    /// Returns the frames received (at most `budget`) and whether any came
+    /// off the ring.
+    pub(super) fn poll_wire(
+        &self,
+        ctx: &NapiCtx<'_>,
+        st: &mut RxState,
+        rx: &Rx<'_, '_>,
+        budget: i32,
+        run: &mut CompletionRun,
+        peer: Option<&NetDev>,
+    ) -> (i32, bool) {
+        let delaying = st.wire.config.delays();
+        let now = monotonic_ns();
+        let (mut done, mut took) = (0, false);
+        while done < budget {
+            if let Some(frame) = st.wire.delayed.arrive(now, !delaying) {
+                done += 1;
+                self.through_faults(ctx, st, rx, frame);
+                continue;
+            }
+            if st.wire.delayed.is_full() {
+                break;
+            }
+            let Some(frame) = self.ring.consume() else {
+                break;
+            };
+            took = true;
+            run.add(peer, frame.queue_mapping());
+            if delaying {
+                let w = &mut st.wire;
+                let delay = w.faults.as_mut().map_or(0, |f| f.delay_ns(&w.config));
+                // Never full here (checked above).
+                match w.delayed.send(frame, now.saturating_add(delay)) {
+                    Ok(()) => {
+                        self.stats.wire_delayed.add(1);
+                        continue;
+                    }
+                    Err(frame) => {
+                        done += 1;
+                        self.through_faults(ctx, st, rx, frame);
+                    }
+                }
+            } else {
+                done += 1;
+                self.through_faults(ctx, st, rx, frame);
+            }
+        }
+        // The queue's timer polls again when the first frame still on the
+        // wire arrives; until then a full wire has the frames on the ring
+        // wait (else each poll's end would poll again at once, for nothing).
+        self.wire_full
+            .store(st.wire.delayed.is_full(), Ordering::Relaxed);
+        if let Some(at) = st.wire.delayed.next_arrival() {
+            let wait = at.saturating_sub(monotonic_ns());
+            let ms = wait.div_ceil(1_000_000).clamp(1, u64::from(u32::MAX)) as u32;
+            DelayedCall::schedule(self, ms);
+        }
+        (done, took)
+    }
+
+    /// Delivers, in order, the frames a delaying wire still carries once its
+    /// faults are off.
+    pub(super) fn deliver_carried(&self, ctx: &NapiCtx<'_>, st: &mut RxState, rx: &Rx<'_, '_>) {
+        while let Some(frame) = st.wire.delayed.arrive(0, true) {
+            self.take(ctx, st, rx, frame, &Decision::default());
+        }
     }
 
     /// Takes a frame off the ring through the wire's faults.

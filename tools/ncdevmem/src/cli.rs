@@ -6,6 +6,7 @@
 use crate::dmabuf::Provider;
 use crate::pattern::PatternEnd;
 use crate::tokens::MAX_RANGES;
+use crate::wire_faults::WireSpec;
 use clap::{error::ErrorKind, CommandFactory, Parser, ValueEnum};
 use std::net::IpAddr;
 
@@ -173,6 +174,12 @@ pub struct Opts {
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u16).range(0..=crate::hello::HELLO_MAX as i64))]
     pub hello: u16,
+    /// With -f IFACE on devmemnic: the wire faults of IFACE's receive side
+    /// for this run, NAME=VALUE[,NAME=VALUE...] (the knobs of debugfs
+    /// devmemnic/<parent>/wire_faults/, e.g. seed=7,drop_ppm=20000); what
+    /// they held goes back when the run ends.
+    #[arg(long, value_name = "SPEC")]
+    pub wire_faults: Option<WireSpec>,
 }
 
 /// Parses the arguments (without the program name) and checks the rules
@@ -218,6 +225,9 @@ fn check(o: &Opts) -> Result<(), String> {
     }
     if o.fail_on_linear && !o.listen {
         return Err("-L is a server option (-l)".into());
+    }
+    if o.wire_faults.is_some() && (o.iface.is_none() || o.selftest || o.page_pools) {
+        return Err("--wire-faults goes with a run on -f IFACE (server or devmem TX)".into());
     }
     if o.max_chunk > 0 && (o.listen || o.iface.is_none()) {
         return Err("-z is a devmem TX option (-f IFACE without -l)".into());
@@ -420,6 +430,27 @@ mod tests {
         let o = parse_args(&args("-s fd00::2 -p 80 --bytes 1000 --provider dma-heap")).unwrap();
         assert!(!o.listen && o.bytes == 1000 && o.provider == Some(Provider::DmaHeap));
         assert_eq!(o.server, Some("fd00::2".parse().unwrap()));
+    }
+
+    #[test]
+    fn wire_faults_go_with_a_run_on_an_interface() {
+        let o = parse_args(&args(
+            "-l -s 10.9.0.2 -f dmnic1 --wire-faults seed=7,drop_ppm=20000",
+        ))
+        .unwrap();
+        let spec = o.wire_faults.unwrap();
+        assert_eq!(
+            crate::wire_faults::format_spec(&spec.0),
+            "seed=7,drop_ppm=20000"
+        );
+        // Devmem TX impairs what its own device receives (the ACKs).
+        assert!(parse_args(&args("-s 10.9.0.2 -f dmnic0 --wire-faults seed=1")).is_ok());
+        refused(&[
+            "-s 10.9.0.2 --bytes 10 --wire-faults seed=1",
+            "--selftest -f dmnic1 --wire-faults seed=1",
+            "-l -s 10.9.0.2 -f dmnic1 --wire-faults seed",
+            "-l -s 10.9.0.2 -f dmnic1 --wire-faults seed=1,seed=2",
+        ]);
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub mod signals;
 pub mod tcp_info;
 pub mod token_abuse;
 pub mod tokens;
+pub mod wire_faults;
 pub mod zcrx;
 pub mod zcrx_server;
 pub mod zerocopy;

@@ -18,9 +18,11 @@
 use ncdevmem_rs::cli::parse_args;
 use ncdevmem_rs::dmabuf::Provider;
 use ncdevmem_rs::outcome::Outcome;
+use ncdevmem_rs::wire_faults::{self, WireFaults};
 use ncdevmem_rs::{
     client, devmem_client, page_pool_list, rx_server, selftest, signals, zcrx_server,
 };
+use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -63,6 +65,31 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    // The wire's faults for the run, put back when `_faults` drops (after
+    // the run, whatever its outcome).
+    let _faults = match (&o.wire_faults, o.iface.as_deref()) {
+        (Some(spec), Some(iface)) => {
+            let set = wire_faults::debugfs()
+                .and_then(|debugfs| {
+                    wire_faults::dir_of(Path::new("/sys/class/net"), &debugfs, iface)
+                })
+                .and_then(|dir| WireFaults::set(&dir, &spec.0));
+            match set {
+                Ok(set) => {
+                    eprintln!(
+                        "ncdevmem-rs: wire faults on {iface}: {} (put back at exit)",
+                        wire_faults::format_spec(&spec.0)
+                    );
+                    Some(set)
+                }
+                Err(e) => {
+                    eprintln!("ncdevmem-rs: --wire-faults: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        _ => None,
+    };
     let r = if o.listen && o.zcrx {
         zcrx_server::run(&o)
     } else if o.listen {
