@@ -126,6 +126,7 @@ struct dmn_gso {
 unsigned int dmn_skb_headlen(const struct sk_buff *skb);
 bool dmn_skb_csum_partial(const struct sk_buff *skb);
 void dmn_skb_set_csum_unnecessary(struct sk_buff *skb);
+void dmn_skb_set_csum_complete(struct sk_buff *skb, __wsum csum);
 u32 *dmn_rxfh_ctx_indir(struct ethtool_rxfh_context *ctx);
 u8 *dmn_rxfh_ctx_key(struct ethtool_rxfh_context *ctx);
 int dmn_skb_csum_start(const struct sk_buff *skb, u16 *field);

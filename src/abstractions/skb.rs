@@ -288,6 +288,17 @@ impl SkBuff {
         unsafe { bindings::dmn_skb_csum_write(self.ptr.as_ptr(), start, field as i32) }
     }
 
+    /// Reports the checksum as `CHECKSUM_COMPLETE`: `sum` is the folded
+    /// ones'-complement sum, as big-endian words, of every byte after the
+    /// Ethernet header (what the stack's `skb->csum` covers once the
+    /// header is pulled).
+    pub(crate) fn set_csum_complete(&mut self, sum: u16) {
+        // (`__wsum` holds the sum as the CPU reads the words from memory.)
+        let wsum = u32::from(u16::from_ne_bytes(sum.to_be_bytes()));
+        // SAFETY: the skb is valid and ours (type invariant).
+        unsafe { bindings::dmn_skb_set_csum_complete(self.ptr.as_ptr(), wsum) }
+    }
+
     /// Marks the checksum verified (the virtual wire cannot corrupt it).
     pub(crate) fn set_csum_unnecessary(&mut self) {
         // SAFETY: the skb is valid and ours.

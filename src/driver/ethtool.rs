@@ -285,6 +285,7 @@ impl EthtoolOps for Nic {
         let active = dev.real_num_rx_queues();
         let mut rule = rule;
         let mut placed = 0;
+        let replace_same = data.me().rules_replace_same_match;
         data.me().steering.update(|s| {
             // Every queue the rule can pick must be active: its own, or its
             // offset plus each entry of the context's table.
@@ -295,7 +296,7 @@ impl EthtoolOps for Nic {
             let mut n = box_copy(s, GFP_KERNEL)?;
             rule.loc = match loc {
                 Some(l) => l,
-                None => n.loc_for(&rule).ok_or(ENOSPC)?,
+                None => n.loc_for(&rule, replace_same).ok_or(ENOSPC)?,
             };
             let replaces = n.rules().iter().any(|r| r.loc == rule.loc);
             if !replaces && n.nrules >= p.max_rules as usize {

@@ -81,6 +81,10 @@ pub(crate) struct Side {
     pub(crate) personality: AtomicU8,
     /// Configured TCP data split; queues pick it up when their memory is (re)built.
     pub(crate) header_split: AtomicBool,
+    /// Whether a rule inserted at any location takes the slot of one that
+    /// matches the same flows (sfc, whose `context C action N` this device
+    /// then offers too) rather than a free one (bnxt, mlx5, gve, fbnic).
+    pub(crate) rules_replace_same_match: bool,
     /// Combined channels (an RX and a TX queue each; `ethtool -L combined`):
     /// the active queues beyond them are RX-only or TX-only channels.
     pub(crate) combined: AtomicU32,
@@ -704,6 +708,7 @@ pub(crate) fn new_side(
     }
     let mut steering = box_copy(&Steering::EMPTY, GFP_KERNEL)?;
     let queues = shape.queues;
+    let rules_replace_same_match = shape.rss_queue_offset;
     steering.reset(DEFAULT_RSS_KEY, queues);
     let wire_faults = Arc::new(WireFaultKnobs::new(), GFP_KERNEL)?;
     let debugfs = DeviceDir::new(&parent);
@@ -719,6 +724,7 @@ pub(crate) fn new_side(
         xdp: XdpSlot::new(),
         personality: AtomicU8::new(personality.index() as u8),
         header_split: AtomicBool::new(profile.split_default),
+        rules_replace_same_match,
         combined: AtomicU32::new(queues),
         tx_ring: AtomicU32::new(profile.ring_default),
         graveyard <- kernel::new_mutex!(KVec::new()),
@@ -857,6 +863,10 @@ queue_counters! {
         devmem_packets,
         /// Frames received whole into host memory (no split possible or wanted).
         linear,
+        /// Frames shorter than Ethernet's 60-byte minimum, taken in with the
+        /// zeros the sending NIC padded them with (in the payload buffer
+        /// when split: the stack trims them).
+        padded,
         /// Of those, TCP frames not split because their payload (per segment) was
         /// at or below the header-split threshold.
         below_hds_thresh,
@@ -871,6 +881,9 @@ queue_counters! {
         /// dropped (counted in `drops` too) when their payload went to device
         /// memory, where the stack cannot check it.
         csum_bad => csum_bad,
+        /// Frames reported `CHECKSUM_COMPLETE` (the mlx5 personality): their
+        /// sum is the stack's to check, good or bad.
+        csum_complete,
         /// Frames dropped: ring full, queue down, DMA failure, too large for
         /// the XDP program, or an unverified checksum over device memory.
         drops => hw_drops,

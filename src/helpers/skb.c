@@ -38,6 +38,12 @@ void dmn_skb_set_csum_unnecessary(struct sk_buff *skb)
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
 }
 
+void dmn_skb_set_csum_complete(struct sk_buff *skb, __wsum csum)
+{
+	skb->ip_summed = CHECKSUM_COMPLETE;
+	skb->csum = csum;
+}
+
 /* Where a partial checksum starts from skb->data; *@field: its offset from there. */
 int dmn_skb_csum_start(const struct sk_buff *skb, u16 *field)
 {

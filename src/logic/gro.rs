@@ -151,6 +151,44 @@ pub(crate) fn tcp_pseudo_sum(hdr: &[u8], seg: &Segment) -> u64 {
     csum_add(0, addrs) + u64::from(IPPROTO_TCP) + tcp_bytes
 }
 
+/// The TCP checksum field's offset in the TCP header.
+pub(crate) const TCP_CHECK_OFF: usize = 16;
+
+/// `CHECKSUM_COMPLETE` for a segment whose sender left its TCP checksum to
+/// the device, as the wire would carry it once the device wrote it: the
+/// checksum to write and the folded sum of the frame's bytes after the
+/// Ethernet header (big-endian words) with it written. `hdr`: the frame's
+/// headers, through the TCP header; `l4_sum`: the unfolded sum of the TCP
+/// header and payload as they are (the field holding what the sender left);
+/// `tail`: the folded sum of any bytes after the IP datagram.
+///
+/// The segment with its checksum sums to the pseudo-header's complement,
+/// so only the IP headers and the tail add to that.
+pub(crate) fn tcp_complete_sum(
+    hdr: &[u8],
+    seg: &Segment,
+    l4_sum: u64,
+    tail: Option<u16>,
+) -> Option<(u16, u16)> {
+    let tcp_off = usize::from(seg.tcp_off);
+    let field = hdr.get(tcp_off + TCP_CHECK_OFF..tcp_off + TCP_CHECK_OFF + 2)?;
+    let left = u16::from_be_bytes([field[0], field[1]]);
+    let pseudo = tcp_pseudo_sum(hdr, seg);
+    // (Adding the complement of the field takes it out of the sum.)
+    let check = !csum_fold(pseudo + l4_sum + u64::from(!left));
+    let mut sum = csum_add(0, hdr.get(ETH_HLEN..tcp_off)?) + u64::from(!csum_fold(pseudo));
+    if let Some(t) = tail {
+        // (Bytes from an odd offset are the low halves of their words.)
+        let end = seg.header_len() + seg.payload_len as usize;
+        sum += u64::from(if (end - ETH_HLEN) % 2 == 1 {
+            t.swap_bytes()
+        } else {
+            t
+        });
+    }
+    Some((check, csum_fold(sum)))
+}
+
 /// Parses the headers of a frame of `frame_len` bytes whose first bytes are
 /// `hdr` (at least the headers). `None` unless it is a TCP segment the
 /// coalescer may merge.

@@ -79,6 +79,32 @@ fn be16(b: &[u8], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
+/// 802.1Q and 802.1ad tags.
+const ETH_P_8021Q: u16 = 0x8100;
+const ETH_P_8021AD: u16 = 0x88a8;
+/// Most VLAN tags walked to the IP header.
+const MAX_VLAN_TAGS: usize = 2;
+
+/// The protocol an IP frame carries (IPv4's protocol, IPv6's first next
+/// header), after up to two VLAN tags, as mlx5 finds it for its receive
+/// checksum; `None` if `prefix` holds no IP header there.
+pub(crate) fn ip_protocol(prefix: &[u8]) -> Option<u8> {
+    let mut off = ETH_HLEN;
+    let mut ty = be16(prefix.get(..ETH_HLEN)?, 12);
+    for _ in 0..MAX_VLAN_TAGS {
+        if ty != ETH_P_8021Q && ty != ETH_P_8021AD {
+            break;
+        }
+        ty = be16(prefix.get(..off + 4)?, off + 2);
+        off += 4;
+    }
+    match ty {
+        ETH_P_IP if prefix.get(off)? >> 4 == 4 => prefix.get(off + 9).copied(),
+        ETH_P_IPV6 if prefix.get(off)? >> 4 == 6 => prefix.get(off + 6).copied(),
+        _ => None,
+    }
+}
+
 /// Parses a whole Ethernet frame.
 /// What an RSS hash was taken over, as `bpf_xdp_metadata_rx_hash()`
 /// reports it: the bits of the kernel's `enum xdp_rss_hash_type`

@@ -77,12 +77,35 @@ pub(crate) enum Unsplit {
     Drop,
 }
 
+/// How a personality reports a received frame's checksum to the stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RxCsum {
+    /// The device verifies TCP sums: a good one is `CHECKSUM_UNNECESSARY`;
+    /// a bad one is counted and delivered unverified, or dropped when its
+    /// payload would go to device memory (devmemnic's own model).
+    Verify,
+    /// `CHECKSUM_COMPLETE`, the sum of every byte from the IP header on, for
+    /// an IP frame (not SCTP) longer than [`SHORT_FRAME`] that arrives as
+    /// one segment and is not coalesced; the others as [`RxCsum::Verify`]
+    /// (mlx5's `mlx5e_handle_csum`, whose aggregates are checked per segment).
+    /// A bad sum is the stack's to find.
+    Complete,
+}
+
+/// Frames of at most this many bytes get no `CHECKSUM_COMPLETE` from mlx5
+/// (`short_frame()`, `ETH_ZLEN + ETH_FCS_LEN`): its sum would not cover
+/// Ethernet padding, so it reports every short frame as verified instead.
+pub(crate) const SHORT_FRAME: usize = 64;
+
 /// An errno, as a positive number (the driver turns it into its error).
 pub(crate) type Errno = i32;
 pub(crate) const EOPNOTSUPP: Errno = 95;
 pub(crate) const ENODATA: Errno = 61;
 pub(crate) const ERANGE: Errno = 34;
 pub(crate) const EINVAL: Errno = 22;
+
+/// SCTP's IP protocol number (mlx5 leaves its sum to the stack's CRC).
+const IPPROTO_SCTP: u8 = 132;
 
 /// One personality's observable behaviour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +146,7 @@ pub(crate) struct Profile {
     /// the errno its older drivers refuse with.
     pub(crate) devmem_rx_since: (u32, u32),
     pub(crate) devmem_rx_before_errno: Errno,
+    pub(crate) rx_csum: RxCsum,
 }
 
 impl Personality {
@@ -225,6 +249,7 @@ const STRICT: Profile = Profile {
     queue0_unbindable: false,
     devmem_rx_since: (6, 12),
     devmem_rx_before_errno: EOPNOTSUPP,
+    rx_csum: RxCsum::Verify,
 };
 
 const GVE: Profile = Profile {
@@ -245,6 +270,7 @@ const GVE: Profile = Profile {
     queue0_unbindable: true,
     devmem_rx_since: (6, 15),
     devmem_rx_before_errno: ENODATA,
+    rx_csum: RxCsum::Verify,
 };
 
 const BNXT: Profile = Profile {
@@ -269,6 +295,7 @@ const BNXT: Profile = Profile {
     queue0_unbindable: false,
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: ENODATA,
+    rx_csum: RxCsum::Verify,
 };
 
 const MLX5: Profile = Profile {
@@ -293,6 +320,7 @@ const MLX5: Profile = Profile {
     queue0_unbindable: false,
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: EOPNOTSUPP,
+    rx_csum: RxCsum::Complete,
 };
 
 const FBNIC: Profile = Profile {
@@ -317,6 +345,7 @@ const FBNIC: Profile = Profile {
     queue0_unbindable: false,
     devmem_rx_since: (6, 18),
     devmem_rx_before_errno: EOPNOTSUPP,
+    rx_csum: RxCsum::Verify,
 };
 
 /// Where a received frame's bytes go.
@@ -441,6 +470,17 @@ impl Profile {
         } else {
             Err(self.devmem_rx_before_errno)
         }
+    }
+
+    /// Whether a frame of `len` bytes that arrived as one segment, whose
+    /// Ethernet payload (after any VLAN tags) is IP carrying `l4` (its
+    /// protocol number), gets `CHECKSUM_COMPLETE`; `l4` is `None` for a
+    /// frame that is not IP.
+    pub(crate) fn reports_complete(&self, len: usize, segments: u32, l4: Option<u8>) -> bool {
+        self.rx_csum == RxCsum::Complete
+            && segments <= 1
+            && len > SHORT_FRAME
+            && l4.is_some_and(|p| p != IPPROTO_SCTP)
     }
 
     /// The header-split threshold of a new device.

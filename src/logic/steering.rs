@@ -316,13 +316,15 @@ impl Steering {
         (0..MAX_RULES as u32).find(|l| !self.rules().iter().any(|r| r.loc == *l))
     }
 
-    /// Where a rule inserted at `loc` = any goes: the slot of a rule that
-    /// matches the same flows (which it replaces: two such rules could never
-    /// both apply), else a free slot.
-    pub(crate) fn loc_for(&self, rule: &NtupleRule) -> Option<u32> {
+    /// Where a rule inserted at `loc` = any goes: with `replace_same_match`
+    /// (sfc), the slot of a rule that matches the same flows, which it
+    /// replaces; else (and otherwise) a free slot, as fbnic does, so each
+    /// insert has an ID of its own to delete (two tests that draw the same
+    /// port must not share one; bnxt refuses the second with `EEXIST`).
+    pub(crate) fn loc_for(&self, rule: &NtupleRule, replace_same_match: bool) -> Option<u32> {
         self.rules()
             .iter()
-            .find(|r| r.same_match(rule))
+            .find(|r| replace_same_match && r.same_match(rule))
             .map(|r| r.loc)
             .or_else(|| self.free_loc())
     }

@@ -241,6 +241,25 @@ reserve_huge_pages() { # pages [at-least]
 }
 release_huge_pages() { echo 0 >/proc/sys/vm/nr_hugepages; }
 
+# Switches dmnic1 (down) to personality $1 and brings it back up.
+use_personality() { # name
+	ip -n peer link set dmnic1 down || return 1
+	ip netns exec peer ethtool --set-priv-flags dmnic1 "personality-$1" on || return 1
+	ip -n peer link set dmnic1 up || return 1
+	ip netns exec peer ethtool --show-priv-flags dmnic1 | grep -q "^personality-$1 *: on" ||
+		{ echo "personality-$1 is not on"; return 1; }
+}
+
+# What the devmem receiver's admin does on that NIC before binding: split on
+# and hds-thresh 0 (a binding needs both), mlx5's split needing HW GRO.
+devmem_admin() { # name
+	[ "$1" = mlx5 ] && { ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1; }
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	if has_feature hds-thresh; then
+		ip netns exec peer dmn-xfer hds-thresh dmnic1 0 >/dev/null || return 1
+	fi
+}
+
 # Loads devmemnic (the installed module, or the file $DMN_KO) and puts dmnic1
 # in namespace "peer": 10.9.0.1/2, fd00::1/2.
 setup_pair() {
@@ -477,6 +496,29 @@ wait_dmabufs_detached() { # secs
 	echo "dmnic0: tx devmem_packets $(tx_sum dmnic0 devmem_packets) dropped $(tx_sum dmnic0 dropped); dmnic1: rx packets $(rx_sum dmnic1 packets peer) drops $(rx_sum dmnic1 drops peer)"
 	echo "$n dma-bufs still attached to devmemnic after $1 s"
 	return 1
+}
+
+# Kills (SIGKILL) the devmem server $RS_PID on port $1 mid-stream, with what
+# it holds: a 1 GiB client to it runs until the devmem frame counter that
+# command $2 prints has grown by 200 (or $3 tenths of a second went by);
+# then its binding must go (its dma-buf detached) within $4 s. Info lines
+# say how far it got, prefixed with $5.
+kill_server_mid_stream() { # port "counter command" tries detach-secs [label]
+	local port="$1" counter="$2" tries="$3" secs="$4" label="${5:+$5: }" base cpid i t0
+	base=$($counter)
+	ncdevmem-rs -s 10.9.0.2 -p "$port" -v 7 --bytes $((1 << 30)) >/dev/null 2>&1 &
+	cpid=$!
+	for ((i = 0; i < tries; i++)); do
+		[ "$($counter)" -gt $((base + 200)) ] && break
+		sleep 0.1
+	done
+	echo "info: ${label}killing the server after $(($($counter) - base)) devmem frames"
+	kill -KILL "$RS_PID"
+	wait "$RS_PID" 2>/dev/null
+	wait $cpid 2>/dev/null
+	t0=$(uptime_now)
+	wait_dmabufs_detached "$secs" || return 1
+	echo "info: ${label}binding freed $(secs_since "$t0") s after the kill"
 }
 
 # TCP sockets of every namespace with their queues and memory (ss -tanmi):

@@ -81,35 +81,20 @@ token_abuse() {
 killed_with_tokens() {
 	setup_pair || return 1
 	devmem_nic_setup 5403 || return 1
-	local round port pid cpid dm0 i
+	local round port i
 	for round in held streaming; do
 		port=$((port ? port + 1 : 5404))
 		ip netns exec peer ethtool -N dmnic1 flow-type tcp4 src-ip 10.9.0.1 dst-ip 10.9.0.2 \
 			src-port $port dst-port $port queue 8 >/dev/null || return 1
-		dm0=$(stat_of dmnic1 rx8_devmem_packets peer)
 		if [ $round = held ]; then
 			rs_server $port /tmp/kt.out -c 10.9.0.1 -v 7 --no-config --hold-tokens-secs 600
 		else
 			rs_server $port /tmp/kt.out -c 10.9.0.1 -v 7 --no-config
 		fi
-		pid=$RS_PID
 		wait_listen $port || return 1
-		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $((1024 * MIB)) >/dev/null 2>&1 &
-		cpid=$!
-		for i in $(seq 1 100); do
-			[ "$(stat_of dmnic1 rx8_devmem_packets peer)" -gt $((dm0 + 200)) ] && break
-			sleep 0.1
-		done
-		echo "info: $round: killing the server after $(($(stat_of dmnic1 rx8_devmem_packets peer) - dm0)) devmem frames"
-		kill -KILL $pid
-		wait $pid 2>/dev/null
-		wait $cpid 2>/dev/null
 		# The binding is freed (its dma-buf detached) once the buffers the
 		# process held are back, with nothing else happening on the device.
-		local t0
-		t0=$(uptime_now)
-		wait_dmabufs_detached 10 || return 1
-		echo "info: $round: binding freed $(secs_since "$t0") s after the kill"
+		kill_server_mid_stream $port "stat_of dmnic1 rx8_devmem_packets peer" 100 10 $round || return 1
 		# The binding went with the process: header split can go off again.
 		for i in $(seq 1 50); do
 			ip netns exec peer ethtool -G dmnic1 tcp-data-split off 2>/dev/null && break

@@ -7,25 +7,6 @@
 source /extra/lib.sh
 PERSONALITIES="strict gve bnxt mlx5 fbnic"
 
-# Switches dmnic1 (down) to personality $1 and brings it back up.
-use_personality() { # name
-	ip -n peer link set dmnic1 down || return 1
-	ip netns exec peer ethtool --set-priv-flags dmnic1 "personality-$1" on || return 1
-	ip -n peer link set dmnic1 up || return 1
-	ip netns exec peer ethtool --show-priv-flags dmnic1 | grep -q "^personality-$1 *: on" ||
-		{ echo "personality-$1 is not on"; return 1; }
-}
-
-# What the devmem receiver's admin does on that NIC before binding: split on
-# and hds-thresh 0 (a binding needs both), mlx5's split needing HW GRO.
-devmem_admin() { # name
-	[ "$1" = mlx5 ] && { ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1; }
-	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
-	if has_feature hds-thresh; then
-		ip netns exec peer dmn-xfer hds-thresh dmnic1 0 >/dev/null || return 1
-	fi
-}
-
 # ethtool fails, and its message names the reason.
 refused() { # pattern command...
 	local pat="$1" out

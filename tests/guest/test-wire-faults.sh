@@ -39,7 +39,7 @@ faults_are_off() {
 # Devmem RX of $2 bytes from dmnic0 to ncdevmem-rs on dmnic1 (port $1,
 # summary in $3), the server run with the rest of the arguments; every byte
 # validated and every token returned. RS_CLIENT_TIMEOUT: seconds the client
-# may take.
+# may take; RS_CLIENT_ARGS: more arguments for it.
 rs_transfer() { # port bytes out [server args]
 	local port="$1" bytes="$2" out="$3" pid
 	shift 3
@@ -48,7 +48,8 @@ rs_transfer() { # port bytes out [server args]
 	wait_listen "$port" || return 1
 	local limit=()
 	[ -n "${RS_CLIENT_TIMEOUT:-}" ] && limit=(timeout "$RS_CLIENT_TIMEOUT")
-	"${limit[@]}" ncdevmem-rs -s 10.9.0.2 -p "$port" -v 7 --bytes "$bytes" >"$out.client" ||
+	# shellcheck disable=SC2086 # (RS_CLIENT_ARGS: words)
+	"${limit[@]}" ncdevmem-rs -s 10.9.0.2 -p "$port" -v 7 --bytes "$bytes" ${RS_CLIENT_ARGS:-} >"$out.client" ||
 		{ echo "client: exit $? (124: timed out)"; return 1; }
 	wait $pid || { tail -3 "$out.err"; return 1; }
 	check_rs_summary "$out" "$bytes"
@@ -271,7 +272,7 @@ netem_sender() {
 heavy_loss_and_killed() {
 	setup_pair || return 1
 	ethtool -K dmnic0 tso off gso off || return 1
-	local lost0 lost rt0 rt pid cpid dm0 i t0
+	local lost0 lost rt0 rt
 	lost0=$(rx_sum dmnic1 wire_lost peer)
 	rt0=$(snmp_tcp RetransSegs)
 	RS_CLIENT_TIMEOUT=300 rs_transfer 5305 $((256 * 1024)) /tmp/wh.out --wire-faults seed=21,drop_ppm=300000 ||
@@ -284,24 +285,99 @@ heavy_loss_and_killed() {
 	faults_are_off || return 1
 	# The kill: the knobs set here, since a killed ncdevmem-rs puts nothing back.
 	set_faults seed=22 drop_ppm=50000 reorder_ppm=250000 || return 1
-	dm0=$(rx_sum dmnic1 devmem_packets peer)
 	rs_server 5306 /tmp/wk.out -c 10.9.0.1 -v 7 --hold-tokens-secs 600
-	pid=$RS_PID
 	wait_listen 5306 || return 1
-	ncdevmem-rs -s 10.9.0.2 -p 5306 -v 7 --bytes $((1024 * MIB)) >/dev/null 2>&1 &
-	cpid=$!
-	for i in $(seq 1 150); do
-		[ "$(rx_sum dmnic1 devmem_packets peer)" -gt $((dm0 + 200)) ] && break
-		sleep 0.1
-	done
-	echo "info: killing the server after $(($(rx_sum dmnic1 devmem_packets peer) - dm0)) devmem frames, $(rx_sum dmnic1 wire_lost peer) lost on the wire so far"
-	kill -KILL $pid
-	wait $pid 2>/dev/null
-	wait $cpid 2>/dev/null
-	t0=$(uptime_now)
-	wait_dmabufs_detached 20 || return 1
-	echo "info: binding freed $(secs_since "$t0") s after the kill"
+	kill_server_mid_stream 5306 "rx_sum dmnic1 devmem_packets peer" 150 20 || return 1
+	echo "info: $(($(rx_sum dmnic1 wire_lost peer) - lost0)) frames lost on the wire by then"
 	faults_off || return 1
+	unload_clean || return 1
+}
+
+# A frame under Ethernet's 60-byte minimum arrives padded with zeros, as the
+# sending NIC pads it, and the receiving NIC places the padding with the
+# payload. Small devmem segments (2-byte writes with TCP_NODELAY; TCP
+# timestamps off, so a segment of up to 5 bytes makes a frame under 60)
+# put their padding into the dma-buf, and the stack trims it there
+# (pskb_trim_rcsum() on an unreadable frag): every byte validated, every
+# token returned, the padded frames split into device memory, no checksum
+# error; under strict and under mlx5 (short frames verified, never
+# CHECKSUM_COMPLETE, whose sum would not cover the padding).
+padded_small_segments() {
+	setup_pair || return 1
+	local ts rc=0
+	ts=$(sysctl -n net.ipv4.tcp_timestamps) || return 1
+	sysctl -qw net.ipv4.tcp_timestamps=0 || return 1
+	padded_small_segments_run || rc=1
+	sysctl -qw net.ipv4.tcp_timestamps="$ts"
+	return $rc
+}
+
+padded_small_segments_run() {
+	local bytes=$(tier 4000 40000) p port=5330 pad0 err0 pad err
+	for p in strict mlx5; do
+		use_personality $p || return 1
+		devmem_admin $p || return 1
+		pad0=$(rx_sum dmnic1 padded peer)
+		err0=$(snmp_tcp InCsumErrors peer)
+		port=$((port + 1))
+		RS_CLIENT_ARGS="--write-size 2" RS_CLIENT_TIMEOUT=300 rs_transfer $port "$bytes" /tmp/pad.out || return 1
+		pad=$(($(rx_sum dmnic1 padded peer) - pad0))
+		err=$(($(snmp_tcp InCsumErrors peer) - err0))
+		echo "info: $p: $bytes bytes in 2-byte writes: $pad frames padded, $(summary_field /tmp/pad.out frags) frags in the dma-buf, $err checksum errors"
+		# Most writes leave alone (a few gather while the window is shut).
+		[ "$pad" -ge $((bytes / 40)) ] || { echo "$p: only $pad frames padded"; return 1; }
+		# Every payload byte in the dma-buf, none in host memory.
+		[ "$(summary_field /tmp/pad.out dmabuf_bytes)" = "$bytes" ] &&
+			[ "$(summary_field /tmp/pad.out linear_bytes)" = 0 ] || { echo "$p: payload outside the dma-buf"; return 1; }
+		[ "$err" = 0 ] || { echo "$p: TCP found $err bad checksums"; return 1; }
+	done
+	unload_clean || return 1
+}
+
+# The mlx5 personality reports CHECKSUM_COMPLETE, as mlx5e_handle_csum()
+# does: a frame over 64 bytes that reaches the stack alone carries the sum
+# of its bytes from the IP header on, and the stack judges it. In host
+# memory (split off, so rx-gro-hw off: every frame alone), 4 MiB with TSO
+# off and 2% of the frames corrupted past their headers: the NIC calls no
+# sum bad (rxN_csum_bad unchanged), the stack finds exactly the corrupted
+# frames (TcpInCsumErrors grows by rxN_wire_corrupted) and every other sum
+# holds (those the device derived for segments whose sender left it the
+# checksum), and the bytes arrive intact. Then devmem RX under mlx5 (its
+# split needs rx-gro-hw): 2 MiB validated, no checksum error, and frames
+# reached the stack with CHECKSUM_COMPLETE (more reported than aggregates,
+# each aggregate's first frame counted as built, as mlx5 counts it).
+mlx5_checksum_complete() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	use_personality mlx5 || return 1
+	local bytes=$(($(tier 4 32) * MIB)) cc0 bad0 err0 corr0 agg0 cc bad err corr agg
+	cc0=$(rx_sum dmnic1 csum_complete peer)
+	bad0=$(rx_sum dmnic1 csum_bad peer)
+	err0=$(snmp_tcp InCsumErrors peer)
+	corr0=$(rx_sum dmnic1 wire_corrupted peer)
+	set_faults seed=5 corrupt_from=80 corrupt_to=1500 corrupt_ppm=20000 || return 1
+	xfer_check 10.9.0.2 5340 $bytes || { faults_off; return 1; }
+	faults_off || return 1
+	cc=$(($(rx_sum dmnic1 csum_complete peer) - cc0))
+	bad=$(($(rx_sum dmnic1 csum_bad peer) - bad0))
+	err=$(($(snmp_tcp InCsumErrors peer) - err0))
+	corr=$(($(rx_sum dmnic1 wire_corrupted peer) - corr0))
+	echo "info: host memory: $cc frames reported CHECKSUM_COMPLETE, $corr corrupted on the wire, $err bad sums found by TCP, $bad by the NIC"
+	[ "$corr" -gt 0 ] || { echo "nothing was corrupted"; return 1; }
+	[ "$err" = "$corr" ] || { echo "TCP found $err bad sums; the wire corrupted $corr frames"; return 1; }
+	[ "$bad" = 0 ] || { echo "the NIC judged $bad sums itself"; return 1; }
+	[ "$cc" -ge $((bytes / 1448)) ] || { echo "only $cc frames reported CHECKSUM_COMPLETE"; return 1; }
+	devmem_admin mlx5 || return 1
+	cc0=$(rx_sum dmnic1 csum_complete peer)
+	agg0=$(rx_sum dmnic1 gro_packets peer)
+	err0=$(snmp_tcp InCsumErrors peer)
+	rs_transfer 5341 $((2 * MIB)) /tmp/cc.out || return 1
+	cc=$(($(rx_sum dmnic1 csum_complete peer) - cc0))
+	agg=$(($(rx_sum dmnic1 gro_packets peer) - agg0))
+	err=$(($(snmp_tcp InCsumErrors peer) - err0))
+	echo "info: devmem: $cc frames reported CHECKSUM_COMPLETE, $agg aggregates, $err bad sums found by TCP"
+	[ "$err" = 0 ] || { echo "TCP found $err bad sums"; return 1; }
+	[ "$cc" -gt "$agg" ] || { echo "no frame reached the stack with CHECKSUM_COMPLETE"; return 1; }
 	unload_clean || return 1
 }
 
@@ -310,4 +386,6 @@ run_test wire/ncdevmem-rs-all-faults rs_all_faults
 run_test wire/netem-sender-egress netem_sender
 run_test wire/delay-keeps-order delay_keeps_order
 run_test wire/heavy-loss-and-killed-with-tokens-out heavy_loss_and_killed
+run_test wire/padded-small-segments-into-device-memory padded_small_segments
+run_test wire/mlx5-checksum-complete mlx5_checksum_complete
 exit $GUEST_FAILED

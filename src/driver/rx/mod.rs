@@ -22,8 +22,11 @@ use crate::abstractions::{
     skb::{build_size, rx_headroom, FrameReader, SkBuff},
     xdp::{flush_redirects, XdpProgRef},
 };
-use crate::logic::gro::{csum_add, csum_fold, parse_segment, tcp_pseudo_sum, Run, Segment};
-use crate::logic::parse::parse_prefix;
+use crate::logic::gro::{
+    csum_add, csum_fold, parse_segment, tcp_complete_sum, tcp_pseudo_sum, Run, Segment,
+    TCP_CHECK_OFF,
+};
+use crate::logic::parse::{ip_protocol, parse_prefix, ETH_HLEN};
 use crate::logic::personality::{FrameShape, Placement};
 use crate::logic::wire_faults::Decision;
 use core::sync::atomic::Ordering;
@@ -56,6 +59,17 @@ struct Seen {
     starts_run: bool,
 }
 
+/// What a device reporting `CHECKSUM_COMPLETE` found for a frame.
+#[derive(Clone, Copy)]
+struct CompleteSum {
+    /// The folded sum of the frame's bytes after the Ethernet header, as
+    /// big-endian words.
+    sum: u16,
+    /// The TCP checksum the device writes (its frame offset and value),
+    /// when the sender left it to the device.
+    tcp_check: Option<(usize, u16)>,
+}
+
 /// Most header bytes the split path puts in the skb head.
 pub(crate) const MAX_HEADER: usize = 512;
 /// Head size of a linear-fallback frame too big for one buffer.
@@ -63,33 +77,45 @@ const LINEAR_HEAD: usize = 256;
 /// Most frags an skb gets from us.
 const MAX_FRAGS: usize = 16;
 
+/// Ethernet's shortest frame (without the FCS): a sending NIC pads a
+/// shorter one with zeros, so the receiving NIC takes in the padding too.
+const ETH_ZLEN: usize = 60;
+
 /// A frame from the ring and the device that sent it, whose TX bindings map
 /// its device-memory frags: what this NIC's DMA engine reads it through
 /// (devmem TX frames carry frags the CPU may not touch); and what the wire
-/// did to it (`wire.rs`): cut it to `len` bytes, flipped bits of a byte.
+/// did to it (`wire.rs`): padded to [`ETH_ZLEN`] as any Ethernet frame is,
+/// then cut to `len` bytes, with bits of a byte flipped.
 pub(super) struct Wire<'a> {
     pub(super) frame: &'a SkBuff,
     sender: &'a NetDev,
-    /// The bytes that arrived (the frame's length unless truncated).
+    /// The bytes that arrived (the padded frame's length unless truncated).
     pub(super) len: usize,
+    /// Of those, the ones the frame holds (the rest is padding).
+    data: usize,
+    /// The padded frame's length.
+    pub(super) padded: usize,
     /// A byte's offset and the bits flipped in it.
     flip: Option<(usize, u8)>,
 }
 
 impl<'a> Wire<'a> {
-    /// `frame` as the wire delivered it: truncated to `len` bytes if given,
-    /// with the byte at `flip.0` XORed with `flip.1` if given.
+    /// `frame` as the wire delivered it: padded, truncated to `len` bytes if
+    /// given, with the byte at `flip.0` XORed with `flip.1` if given.
     pub(super) fn new(
         frame: &'a SkBuff,
         sender: &'a NetDev,
         len: Option<usize>,
         flip: Option<(usize, u8)>,
     ) -> Self {
-        let len = len.map_or(frame.len(), |n| n.min(frame.len()));
+        let padded = frame.len().max(ETH_ZLEN);
+        let len = len.map_or(padded, |n| n.min(padded));
         Self {
             frame,
             sender,
             len,
+            data: len.min(frame.len()),
+            padded,
             flip: flip.filter(|&(at, _)| at < len),
         }
     }
@@ -99,7 +125,7 @@ impl<'a> Wire<'a> {
     /// sender's device summed it: then the sum on the wire is checked (and
     /// fails, as the receiver's check of a sum over changed bytes does).
     pub(super) fn csum_partial(&self) -> bool {
-        self.frame.csum_partial() && self.flip.is_none() && self.len == self.frame.len()
+        self.frame.csum_partial() && self.flip.is_none() && self.len == self.padded
     }
 
     /// Reads `out.len()` frame bytes from `offset`.
@@ -107,7 +133,12 @@ impl<'a> Wire<'a> {
         if !matches!(offset.checked_add(out.len()), Some(end) if end <= self.len) {
             return Err(EINVAL);
         }
-        self.frame.read_as_device(Some(self.sender), offset, out)?;
+        let own = self.data.saturating_sub(offset).min(out.len());
+        let (head, pad) = out.split_at_mut(own);
+        if own > 0 {
+            self.frame.read_as_device(Some(self.sender), offset, head)?;
+        }
+        pad.fill(0);
         if let Some((at, mask)) = self.flip {
             if let Some(b) = at.checked_sub(offset).and_then(|i| out.get_mut(i)) {
                 *b ^= mask;
@@ -116,15 +147,33 @@ impl<'a> Wire<'a> {
         Ok(())
     }
 
+    /// The ones'-complement sum (unfolded) of bytes `from..to`, taken as if
+    /// `from` were at an even offset; `None` if they cannot be read.
+    fn sum(&self, from: usize, to: usize) -> Option<u64> {
+        let mut src = self.reader(from).ok()?;
+        let mut sum = 0;
+        let mut left = to.checked_sub(from)?;
+        // Even-sized chunks (all but the last), as csum_add wants.
+        let mut chunk = [0u8; 256];
+        while left > 0 {
+            let m = left.min(chunk.len());
+            src.read(&mut chunk[..m]).ok()?;
+            sum = csum_add(sum, &chunk[..m]);
+            left -= m;
+        }
+        Some(sum)
+    }
+
     /// Reads the frame in order from `offset` on.
     pub(super) fn reader(&self, offset: usize) -> Result<WireReader<'a>> {
         if offset > self.len {
             return Err(EINVAL);
         }
         Ok(WireReader {
-            inner: FrameReader::new(self.frame, Some(self.sender), offset)?,
+            inner: FrameReader::new(self.frame, Some(self.sender), offset.min(self.data))?,
             pos: offset,
             end: self.len,
+            data: self.data,
             flip: self.flip,
         })
     }
@@ -137,6 +186,8 @@ pub(super) struct WireReader<'a> {
     pos: usize,
     /// Where the delivered bytes end.
     end: usize,
+    /// Where the frame's own bytes end (padding follows).
+    data: usize,
     flip: Option<(usize, u8)>,
 }
 
@@ -153,7 +204,17 @@ impl DmaSource for WireReader<'_> {
         if !matches!(self.pos.checked_add(n), Some(end) if end <= self.end) {
             return Err(EINVAL);
         }
-        self.inner.fill(dst)?;
+        let own = self.data.saturating_sub(self.pos).min(n);
+        if own > 0 {
+            self.inner.fill(&mut dst.window(0, own)?)?;
+        }
+        const ZEROS: [u8; ETH_ZLEN] = [0; ETH_ZLEN];
+        let mut at = own;
+        while at < n {
+            let m = (n - at).min(ZEROS.len());
+            dst.write(at, &ZEROS[..m])?;
+            at += m;
+        }
         if let Some((at, mask)) = self.flip {
             if (self.pos..self.pos + n).contains(&at) {
                 let mut b = [0u8];
@@ -332,6 +393,9 @@ impl RxQueue {
         let mut delivered = false;
         {
             let wire = Wire::new(&frame, rx.sender, fault.truncate, fault.corrupt);
+            if wire.padded > frame.len() {
+                self.stats.padded.add(1);
+            }
             let copies = if fault.duplicate { 2 } else { 1 };
             for _ in 0..copies {
                 match self.receive(ctx, st, &wire, rx.gro, rx.xdp) {
@@ -477,11 +541,21 @@ impl RxQueue {
         let placement =
             mem.profile
                 .placement(&shape, mem.split, self.hds_thresh(), room, mem.devmem);
-        // The device's receive checksum engine: a sum the sender left to
-        // the device is written below; a complete one (a frame forwarded
-        // onto the wire, or a raw socket's) is verified, as a NIC does.
+        // The device's receive checksum engine. A personality that reports
+        // `CHECKSUM_COMPLETE` (mlx5) sums the frame and leaves the verdict
+        // to the stack. Otherwise a sum the sender left to the device is
+        // written below; a complete one (a frame forwarded onto the wire, or
+        // a raw socket's) is verified, as a NIC does.
         // (`None`: a partial sum; `Some(None)`: not a segment it checks.)
-        let verdict = (!wire.csum_partial()).then(|| {
+        let complete = if mem
+            .profile
+            .reports_complete(len, frame.segments(), ip_protocol(peek))
+        {
+            self.complete_sum(wire, peek, len)
+        } else {
+            None
+        };
+        let verdict = (complete.is_none() && !wire.csum_partial()).then(|| {
             if verified {
                 Some(true)
             } else {
@@ -503,8 +577,9 @@ impl RxQueue {
             Placement::Split { head }
                 if build_size(head as u32) as usize <= kernel::page::PAGE_SIZE =>
             {
-                // Up to the IP datagram's end: Ethernet padding stays out.
-                let end = shape.tcp.map_or(len, |(h, p)| h + p);
+                // The whole frame, Ethernet padding included, as a NIC places
+                // it: the stack trims the padding (`pskb_trim_rcsum()`).
+                let end = len;
                 let skb = if starts_run && packs(mem.devmem, end - head) {
                     // Packed as merged payload is, so that the aggregate it
                     // starts is charged for what it holds.
@@ -537,21 +612,44 @@ impl RxQueue {
                 skb
             }
         };
-        match verdict {
-            None => {
+        match (complete, verdict) {
+            (Some(c), _) => self.report_complete(&mut skb, frame, c),
+            (None, None) => {
                 // The sender left the checksum to the "hardware": write it
                 // (what packet sockets on this side see), and as the virtual
                 // wire cannot corrupt it, report it verified.
                 skb.fill_tx_csum(frame);
                 skb.set_csum_unnecessary();
             }
-            Some(Some(true)) => skb.set_csum_unnecessary(),
-            Some(Some(false)) => self.stats.csum_bad.add(1),
+            (None, Some(Some(true))) => skb.set_csum_unnecessary(),
+            (None, Some(Some(false))) => self.stats.csum_bad.add(1),
             // Not checked: the stack checks it, in host memory.
-            Some(None) => {}
+            (None, Some(None)) => {}
         }
         skb.copy_gso_from(frame);
         Ok((skb, split))
+    }
+
+    /// Reports `c` as the built frame's `CHECKSUM_COMPLETE`, writing the TCP
+    /// checksum the sender left to the device into its header first; a
+    /// header it cannot write (never, for what the builders make) is
+    /// reported verified, as before the sum.
+    fn report_complete(&self, skb: &mut SkBuff, frame: &SkBuff, c: CompleteSum) {
+        let written = match c.tcp_check {
+            None => true,
+            Some((at, check)) => skb
+                .head_mut()
+                .and_then(|h| h.get_mut(at..at + 2))
+                .map(|f| f.copy_from_slice(&check.to_be_bytes()))
+                .is_some(),
+        };
+        if written {
+            skb.set_csum_complete(c.sum);
+            self.stats.csum_complete.add(1);
+        } else {
+            skb.fill_tx_csum(frame);
+            skb.set_csum_unnecessary();
+        }
     }
 
     /// Whether the TCP checksum of a frame whose sender wrote its own sum
@@ -580,23 +678,38 @@ impl RxQueue {
     /// Whether the TCP checksum of segment `seg`, whose IP datagram ends at
     /// byte `end` of the frame, holds.
     fn tcp_sum_holds(&self, wire: &Wire<'_>, peek: &[u8], seg: &Segment, end: usize) -> bool {
-        let from = usize::from(seg.tcp_off);
-        let Ok(mut src) = wire.reader(from) else {
-            return false;
-        };
-        let mut sum = tcp_pseudo_sum(peek, seg);
-        let mut left = end.saturating_sub(from);
-        // Even-sized chunks (all but the last), as csum_add wants.
-        let mut chunk = [0u8; 256];
-        while left > 0 {
-            let m = left.min(chunk.len());
-            if src.read(&mut chunk[..m]).is_err() {
-                return false;
-            }
-            sum = csum_add(sum, &chunk[..m]);
-            left -= m;
+        wire.sum(usize::from(seg.tcp_off), end)
+            .is_some_and(|s| csum_fold(tcp_pseudo_sum(peek, seg) + s) == 0xffff)
+    }
+
+    /// What a device reporting `CHECKSUM_COMPLETE` gives the stack for a
+    /// frame of `len` bytes: the sum of its bytes from the end of the
+    /// Ethernet header on. `None` if it cannot say (a sum the sender left
+    /// partial on anything but TCP it parses): then it is verified instead.
+    fn complete_sum(&self, wire: &Wire<'_>, peek: &[u8], len: usize) -> Option<CompleteSum> {
+        if !wire.csum_partial() {
+            let sum = wire.sum(ETH_HLEN, len)?;
+            return Some(CompleteSum {
+                sum: csum_fold(sum),
+                tcp_check: None,
+            });
         }
-        csum_fold(sum) == 0xffff
+        // The device writes the TCP checksum the sender left to it: the
+        // frame is summed as the wire then carries it.
+        let l = parse_prefix(peek, len).tcp.ok()?;
+        let end = l.header_len + l.payload_len;
+        let seg = parse_segment(peek, end)?;
+        let tcp_off = usize::from(seg.tcp_off);
+        let tail = if end < len {
+            Some(csum_fold(wire.sum(end, len)?))
+        } else {
+            None
+        };
+        let (check, sum) = tcp_complete_sum(peek, &seg, wire.sum(tcp_off, end)?, tail)?;
+        Some(CompleteSum {
+            sum,
+            tcp_check: Some((tcp_off + TCP_CHECK_OFF, check)),
+        })
     }
 
     /// Hands a built frame to the stack (GRO) with its queue and hash; one

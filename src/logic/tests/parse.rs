@@ -2,7 +2,9 @@
 
 //! The receive parser on valid, truncated and lying frames.
 
-use super::parse::{parse_frame, rss_hash_type, Reject, RssHashType, TcpLayout, ETH_HLEN};
+use super::parse::{
+    ip_protocol, parse_frame, rss_hash_type, Reject, RssHashType, TcpLayout, ETH_HLEN,
+};
 use super::Ctx;
 
 const MAX: usize = 256;
@@ -130,6 +132,32 @@ fn ipv4_padding_is_not_payload(t: &mut Ctx) {
             payload_len: 0
         })
     );
+}
+
+fn ip_protocol_after_vlan_tags(t: &mut Ctx) {
+    let f = ipv4(0, 6, 20);
+    check_eq!(t, ip_protocol(f.bytes()), Some(6));
+    // One 802.1Q tag, then two (802.1ad outside): the protocol behind them.
+    for tags in [&[0x8100u16][..], &[0x88a8, 0x8100]] {
+        let mut v = Frame::new(tags[0]);
+        for (i, _) in tags.iter().enumerate() {
+            let next = tags.get(i + 1).copied().unwrap_or(0x0800);
+            v.push(&[0, 5]).push(&next.to_be_bytes());
+        }
+        v.push(&f.bytes()[ETH_HLEN..]);
+        check_eq!(t, ip_protocol(v.bytes()), Some(6));
+    }
+    // IPv6's first next header.
+    let mut v6 = Frame::new(0x86dd);
+    v6.push(&[0x60, 0, 0, 0, 0, 8, 17, 64]);
+    check_eq!(t, ip_protocol(v6.bytes()), Some(17));
+    // Not IP, a version that lies, a header cut short.
+    check_eq!(t, ip_protocol(Frame::new(0x0806).bytes()), None);
+    let mut lie = ipv4(0, 6, 20);
+    lie.buf[ETH_HLEN] = 0x65;
+    check_eq!(t, ip_protocol(lie.bytes()), None);
+    check_eq!(t, ip_protocol(&f.bytes()[..ETH_HLEN + 9]), None);
+    check_eq!(t, ip_protocol(&f.bytes()[..10]), None);
 }
 
 fn ipv4_truncated_and_lying_headers(t: &mut Ctx) {
@@ -305,6 +333,7 @@ logic_suite!(
     [
         ipv4_tcp_with_options_splits,
         ipv4_padding_is_not_payload,
+        ip_protocol_after_vlan_tags,
         ipv4_truncated_and_lying_headers,
         tcp_data_offsets,
         ipv4_fragments_and_other_protocols,

@@ -3,7 +3,8 @@
 //! Personalities: where each NIC model puts a frame, and the knobs it takes.
 
 use super::personality::{
-    FrameShape, Personality, Placement, EINVAL, ENODATA, EOPNOTSUPP, ERANGE, FBNIC_HDR_MIN,
+    FrameShape, Personality, Placement, RxCsum, EINVAL, ENODATA, EOPNOTSUPP, ERANGE, FBNIC_HDR_MIN,
+    SHORT_FRAME,
 };
 use super::Ctx;
 
@@ -249,6 +250,23 @@ fn devmem_rx_follows_the_kernel_under_test(t: &mut Ctx) {
     check_eq!(t, Personality::Fbnic.profile().devmem_rx((6, 18)), Ok(()));
 }
 
+fn only_mlx5_reports_checksum_complete_beyond_short_frames(t: &mut Ctx) {
+    const TCP: Option<u8> = Some(6);
+    for p in Personality::ALL {
+        let prof = p.profile();
+        let mlx5 = p == Personality::Mlx5;
+        check_eq!(t, prof.rx_csum == RxCsum::Complete, mlx5);
+        check_eq!(t, prof.reports_complete(1514, 1, TCP), mlx5);
+        check_eq!(t, prof.reports_complete(SHORT_FRAME + 1, 1, Some(17)), mlx5);
+        // A short frame (its padding uncovered), a super-frame, SCTP, not IP.
+        check!(t, !prof.reports_complete(SHORT_FRAME, 1, TCP));
+        check!(t, !prof.reports_complete(60, 1, TCP));
+        check!(t, !prof.reports_complete(65000, 45, TCP));
+        check!(t, !prof.reports_complete(1514, 1, Some(132)));
+        check!(t, !prof.reports_complete(1514, 1, None));
+    }
+}
+
 logic_suite!(
     personality_suite,
     "devmemnic_personality",
@@ -262,5 +280,6 @@ logic_suite!(
         names_and_flags_round_trip,
         rx_page_sizes_and_rings,
         devmem_rx_follows_the_kernel_under_test,
+        only_mlx5_reports_checksum_complete_beyond_short_frames,
     ]
 );

@@ -147,24 +147,26 @@ fn rule_table_insert_replace_remove(t: &mut Ctx) {
     );
 }
 
-fn any_location_replaces_a_rule_with_the_same_match(t: &mut Ctx) {
+fn any_location_replaces_a_rule_with_the_same_match_only_if_asked(t: &mut Ctx) {
     let Some(mut s) = boxed_steering(t, 8) else {
         return;
     };
     check_eq!(t, s.insert(dport_rule(3, 80, 1)), Ok(()));
-    // Same flows, another action: its slot, so the new action applies.
+    // Same flows, another action: its slot, so the new action applies (sfc).
     let again = NtupleRule {
         rss: Some(0),
         ..dport_rule(0, 80, 2)
     };
-    check_eq!(t, s.loc_for(&again), Some(3));
+    check_eq!(t, s.loc_for(&again, true), Some(3));
+    // Otherwise a slot of its own, so each insert has an ID to delete.
+    check_eq!(t, s.loc_for(&again, false), Some(0));
     // Another port, or the same port under another mask: a free slot.
-    check_eq!(t, s.loc_for(&dport_rule(0, 81, 1)), Some(0));
+    check_eq!(t, s.loc_for(&dport_rule(0, 81, 1), true), Some(0));
     let masked = NtupleRule {
         dport_mask: 0xff00,
         ..dport_rule(0, 80, 1)
     };
-    check_eq!(t, s.loc_for(&masked), Some(0));
+    check_eq!(t, s.loc_for(&masked, true), Some(0));
     // Bits outside the mask do not tell rules apart.
     let mut a = dport_rule(0, 0, 1);
     a.dst[..4].copy_from_slice(&[10, 0, 0, 1]);
@@ -365,7 +367,7 @@ logic_suite!(
         rule_beats_rss_when_ntuple_on,
         rss_follows_table_and_active_count,
         rule_table_insert_replace_remove,
-        any_location_replaces_a_rule_with_the_same_match,
+        any_location_replaces_a_rule_with_the_same_match_only_if_asked,
         first_matching_rule_wins,
         context_rule_spreads_over_its_table,
         rules_and_contexts_keep_their_queues,

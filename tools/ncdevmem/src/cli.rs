@@ -167,6 +167,11 @@ pub struct Opts {
     /// Client (no -f): send from host memory with MSG_ZEROCOPY.
     #[arg(long)]
     pub zerocopy: bool,
+    /// Client (no -f, no --zerocopy): send at most N bytes a write, with
+    /// TCP_NODELAY, so that small writes leave as small segments (a few
+    /// bytes: frames under Ethernet's minimum, padded on the wire).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub write_size: usize,
     /// Both ends: an N-byte control message on the data connection before
     /// the data, which the server reads with plain recv(MSG_PEEK|MSG_WAITALL)
     /// after binding, as devmem applications such as kperf do (fails with
@@ -239,6 +244,9 @@ fn check(o: &Opts) -> Result<(), String> {
         return Err(
             "--zerocopy is a client option (no -l, no -f: devmem TX is always zerocopy)".into(),
         );
+    }
+    if o.write_size > 0 && (o.listen || o.iface.is_some() || o.zerocopy) {
+        return Err("--write-size is a host memory client option (no -l, -f or --zerocopy)".into());
     }
     if o.rx_buf_len != 0 && !o.zcrx {
         return Err("--rx-buf-len goes with --zcrx".into());
@@ -413,6 +421,17 @@ mod tests {
         refused(&[
             "-l -s 10.9.0.2 -f eth1 --zerocopy",
             "-s 10.9.0.2 -f eth1 --bytes 4096 --zerocopy",
+        ]);
+    }
+
+    #[test]
+    fn write_size_is_a_plain_client_option() {
+        let o = parse_args(&args("-s 10.9.0.2 --bytes 4096 --write-size 3")).unwrap();
+        assert_eq!(o.write_size, 3);
+        refused(&[
+            "-l -s 10.9.0.2 -f eth1 --write-size 3",
+            "-s 10.9.0.2 -f eth1 --bytes 4096 --write-size 3",
+            "-s 10.9.0.2 --bytes 4096 --zerocopy --write-size 3",
         ]);
     }
 

@@ -1,5 +1,6 @@
 //! The plain client (`-s SERVER_IP -p PORT --bytes N`, no `-f`): `--bytes N`
-//! from host memory, with `write` or (`--zerocopy`) `MSG_ZEROCOPY` sends, to
+//! from host memory, with `write` (`--write-size`: small ones, each its own
+//! segment) or (`--zerocopy`) `MSG_ZEROCOPY` sends, to
 //! a devmem (or any TCP) server; the summary, with its CPU time and the
 //! socket's TCP_INFO counters.
 
@@ -90,6 +91,8 @@ pub fn run(o: &Opts) -> io::Result<Outcome> {
     // reuse it while in flight.
     let mut buf = repeating_buffer(BUF_LEN, Pattern::new(o.validate, o.pattern_end.byte()));
     let mut stream: std::net::TcpStream = sock.try_clone()?.into();
+    // (Without it, Nagle would gather small writes into full segments.)
+    stream.set_nodelay(o.write_size > 0)?;
     let cpu0 = cpu_secs();
     let start = Instant::now();
     let mut sent = 0u64;
@@ -103,6 +106,11 @@ pub fn run(o: &Opts) -> io::Result<Outcome> {
                     off += send_zerocopy(&sock, zc, &buf[off..n])?;
                 }
                 zc.reap(sock.as_raw_fd(), None)?;
+            }
+            None if o.write_size > 0 => {
+                for w in buf[..n].chunks(o.write_size) {
+                    stream.write_all(w)?;
+                }
             }
             None => stream.write_all(&buf[..n])?,
         }
