@@ -168,8 +168,9 @@ pub struct Opts {
     #[arg(long)]
     pub zerocopy: bool,
     /// Client (no -f, no --zerocopy): send at most N bytes a write, with
-    /// TCP_NODELAY, so that small writes leave as small segments (a few
-    /// bytes: frames under Ethernet's minimum, padded on the wire).
+    /// TCP_NODELAY, each sent before the next (SIOCOUTQNSD 0), so that small
+    /// writes leave as segments of their own (a few bytes: frames under
+    /// Ethernet's minimum, padded on the wire).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub write_size: usize,
     /// Both ends: an N-byte control message on the data connection before

@@ -71,6 +71,37 @@ fn send_zerocopy(sock: &Socket, zc: &mut Completions, buf: &[u8]) -> io::Result<
     }
 }
 
+/// How long a small write may take to leave the socket.
+const SEND_WAIT: Duration = Duration::from_secs(30);
+
+/// Waits until `sock` has nothing unsent (`SIOCOUTQNSD`: all it holds went
+/// out at least once), so that the next write cannot join what is queued
+/// and leaves as a segment of its own.
+fn wait_sent(sock: &Socket) -> io::Result<()> {
+    let start = Instant::now();
+    loop {
+        let mut unsent: libc::c_int = 0;
+        // SAFETY: SIOCOUTQNSD writes one int to the pointer, which is valid.
+        if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCOUTQNSD, &mut unsent) } < 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(e.kind(), format!("ioctl(SIOCOUTQNSD): {e}")));
+        }
+        if unsent == 0 {
+            return Ok(());
+        }
+        if start.elapsed() > SEND_WAIT {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "{unsent} bytes still unsent after {} s",
+                    SEND_WAIT.as_secs()
+                ),
+            ));
+        }
+        std::thread::sleep(Duration::from_micros(50));
+    }
+}
+
 /// Runs the client: connects, sends `--bytes N`, waits for the server to
 /// close, prints the summary.
 pub fn run(o: &Opts) -> io::Result<Outcome> {
@@ -110,6 +141,7 @@ pub fn run(o: &Opts) -> io::Result<Outcome> {
             None if o.write_size > 0 => {
                 for w in buf[..n].chunks(o.write_size) {
                     stream.write_all(w)?;
+                    wait_sent(&sock)?;
                 }
             }
             None => stream.write_all(&buf[..n])?,
