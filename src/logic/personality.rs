@@ -472,15 +472,21 @@ impl Profile {
         }
     }
 
-    /// Whether a frame of `len` bytes that arrived as one segment, whose
-    /// Ethernet payload (after any VLAN tags) is IP carrying `l4` (its
-    /// protocol number), gets `CHECKSUM_COMPLETE`; `l4` is `None` for a
-    /// frame that is not IP.
-    pub(crate) fn reports_complete(&self, len: usize, segments: u32, l4: Option<u8>) -> bool {
+    /// Whether a frame of `len` bytes that arrived as `segments` segments
+    /// gets `CHECKSUM_COMPLETE`; `l4` gives the protocol number its IP
+    /// header (after any VLAN tags) carries, `None` if it is not IP (asked
+    /// only of a personality that reports complete sums: no parsing on the
+    /// others' receive path).
+    pub(crate) fn reports_complete(
+        &self,
+        len: usize,
+        segments: u32,
+        l4: impl FnOnce() -> Option<u8>,
+    ) -> bool {
         self.rx_csum == RxCsum::Complete
             && segments <= 1
             && len > SHORT_FRAME
-            && l4.is_some_and(|p| p != IPPROTO_SCTP)
+            && l4().is_some_and(|p| p != IPPROTO_SCTP)
     }
 
     /// The header-split threshold of a new device.

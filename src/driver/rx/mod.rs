@@ -549,7 +549,7 @@ impl RxQueue {
         // (`None`: a partial sum; `Some(None)`: not a segment it checks.)
         let complete = if mem
             .profile
-            .reports_complete(len, frame.segments(), ip_protocol(peek))
+            .reports_complete(len, frame.segments(), || ip_protocol(peek))
         {
             self.complete_sum(wire, peek, len)
         } else {
