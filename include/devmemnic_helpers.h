@@ -172,11 +172,15 @@ void dmn_page_pool_debug(struct page_pool *pool);
 void dmn_skb_add_page_frag(struct sk_buff *skb, unsigned int i, struct page *page,
 			   unsigned int off, unsigned int size, unsigned int truesize);
 void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_direct);
+void dmn_pp_set_refs(unsigned long netmem, int nr);
+void dmn_pp_drop_refs(struct page_pool *pool, unsigned long netmem, int nr);
 dma_addr_t dmn_netmem_dma_addr(unsigned long netmem);
 void *dmn_netmem_address(unsigned long netmem);
 void *dmn_pp_alloc_frag(struct page_pool *pool, unsigned int size, unsigned int *offset,
 			dma_addr_t *dma);
 void dmn_pp_free_frag_va(void *va);
+bool dmn_skb_coalesce_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
+				     unsigned int size, unsigned int truesize);
 void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
 				unsigned int size, unsigned int truesize);
 void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,

@@ -14,6 +14,8 @@ CASES = {
     "split-on-copy": "(c) devmemnic, split on, copy",
     "split-on-discard": "(d) devmemnic, MSG_TRUNC discard",
     "devmem-ncdevmem-rs": "(e) devmem, ncdevmem-rs",
+    "devmem-16k-ncdevmem-rs": "(e) devmem 16K, ncdevmem-rs",
+    "devmem-64k-ncdevmem-rs": "(e) devmem 64K, ncdevmem-rs",
     "devmem-upstream": "(f) devmem, upstream ncdevmem",
     "zcrx-4k-ncdevmem-rs": "(g) zcrx 4K, ncdevmem-rs",
     "zcrx-64k-ncdevmem-rs": "(h) zcrx 64K, ncdevmem-rs",
@@ -73,6 +75,8 @@ def main():
         c["rx_cpu_per_gib"].append((float(r["rx_user"]) + float(r["rx_sys"])) / gib)
         c.setdefault("rx_user_per_gib", []).append(float(r["rx_user"]) / gib)
         c["guest_cpu_per_gib"].append(float(r["guest_cpu"]) / gib)
+        if int(r.get("frags", "0")) > 0:
+            c.setdefault("frags_per_mib", []).append(int(r["frags"]) / (gib * 1024))
         if r.get("tx_user", "-") != "-":
             c.setdefault("tx_cpu_per_gib", []).append((float(r["tx_user"]) + float(r["tx_sys"])) / gib)
     order = list(CASES)
@@ -86,6 +90,7 @@ def main():
             "rx_user_s_per_gib": stats(c["rx_user_per_gib"]),
             "guest_cpu_s_per_gib": stats(c["guest_cpu_per_gib"]),
             "tx_cpu_s_per_gib": stats(c["tx_cpu_per_gib"]) if c.get("tx_cpu_per_gib") else None,
+            "frags_per_mib": stats(c["frags_per_mib"]) if c.get("frags_per_mib") else None,
         })
 
     def med(case, flows, mtu, what, module=None):
@@ -118,6 +123,13 @@ def main():
             ratio("rx cpu/GiB e/c (target <= 0.25)", "devmem-ncdevmem-rs", "split-on-copy", "rx_cpu_s_per_gib")
             ratio("goodput e/d (target >= 0.9)", "devmem-ncdevmem-rs", "split-on-discard")
             ratio("goodput e/f (target >= 1.0)", "devmem-ncdevmem-rs", "devmem-upstream")
+            ratio("rx cpu/GiB e/d (target <= 1.1)", "devmem-ncdevmem-rs", "split-on-discard", "rx_cpu_s_per_gib")
+            for big in ("16k", "64k"):
+                ratio(f"goodput e{big}/d (target >= 1.0)", f"devmem-{big}-ncdevmem-rs", "split-on-discard")
+                ratio(f"rx cpu/GiB e{big}/d (target <= 1.1)", f"devmem-{big}-ncdevmem-rs", "split-on-discard",
+                      "rx_cpu_s_per_gib")
+                ratio(f"guest cpu/GiB e{big}/e (target <= 1.0)", f"devmem-{big}-ncdevmem-rs", "devmem-ncdevmem-rs",
+                      "guest_cpu_s_per_gib")
             ratio("rx cpu/GiB e/f (target <= 1.0)", "devmem-ncdevmem-rs", "devmem-upstream", "rx_cpu_s_per_gib")
             ratio("goodput b/a (target >= 0.8)", "split-off-copy", "veth")
             ratio("guest cpu/GiB c/a (target <= 1.5)", "split-on-copy", "veth", "guest_cpu_s_per_gib")
@@ -134,17 +146,18 @@ def main():
     print(f"devmemnic bench: {machine}; guest: {info}")
     print("goodput in MiB/s, CPU in seconds per GiB received; median [min-max]")
     head = (f"{'case':43} {'flows':>5} {'mtu':>5} {'goodput':>18} {'receiver cpu/GiB':>20}"
-            f" {'(user)':>6} {'sender cpu/GiB':>20} {'guest cpu/GiB':>20}")
+            f" {'(user)':>6} {'sender cpu/GiB':>20} {'guest cpu/GiB':>20} {'frags/MiB':>9}")
     print(head)
     print("-" * len(head))
     for r in rows:
         def cell(s, fmt):
             return f"{s['median']:{fmt}} [{s['min']:{fmt}}-{s['max']:{fmt}}]"
         label = CASES[r["case"]] + (f" [{r['module']}]" if r["module"] else "")
+        frags = f"{r['frags_per_mib']['median']:.0f}" if r["frags_per_mib"] else "-"
         print(f"{label:43} {r['flows']:>5} {r['mtu']:>5} {cell(r['goodput_mibps'], '.0f'):>18}"
               f" {cell(r['rx_cpu_s_per_gib'], '.2f'):>20} {r['rx_user_s_per_gib']['median']:>6.2f}"
               f" {cell(r['tx_cpu_s_per_gib'], '.2f') if r['tx_cpu_s_per_gib'] else '-':>20}"
-              f" {cell(r['guest_cpu_s_per_gib'], '.2f'):>20}")
+              f" {cell(r['guest_cpu_s_per_gib'], '.2f'):>20} {frags:>9}")
     if changes:
         print()
         print("after/before (this tree over BENCH_BASELINE, same boot), ratios of medians:")

@@ -79,7 +79,7 @@ impl Params {
         }
         let Some(personality) = Personality::from_name(params::personality()) else {
             pr_err!(
-                "personality={} is not one of strict, gve, bnxt, mlx5, fbnic\n",
+                "personality={} is not one of strict, gve, bnxt, mlx5, fbnic, fbnic-6.18\n",
                 params::personality()
             );
             return Err(EINVAL);

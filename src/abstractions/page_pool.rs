@@ -14,7 +14,7 @@ use super::{
     napi::{Napi, NapiOwner},
     netdev::NetDev,
 };
-use core::{marker::PhantomData, ptr::NonNull};
+use core::{cell::Cell, marker::PhantomData, ptr::NonNull};
 use kernel::{error::from_err_ptr, prelude::*};
 
 // The fields of `struct page_pool` read here are where C has them.
@@ -36,12 +36,35 @@ const _: () = {
 /// are `buf_size` bytes, created for the NAPI `napi`, which is disabled
 /// whenever the pool is dropped (the owner's NAPI state holds it). `dev` is
 /// the device the pool maps its buffers on, live while the pool is (a net
-/// device's parent, which its queues' memory never outlives).
+/// device's parent, which its queues' memory never outlives). `fill` is
+/// empty or holds a buffer of this pool (its invariant).
 pub(crate) struct PagePool {
     ptr: NonNull<bindings::page_pool>,
     dev: *mut bindings::device,
     buf_size: usize,
     napi: *mut bindings::napi_struct,
+    /// (Only its NAPI touches it, with that NAPI's proof; a pool is not
+    /// `Sync`, so no other thread can.)
+    fill: Cell<Fill>,
+}
+
+/// References a buffer being packed starts with: more than it has bytes, so
+/// runs never take the last one (the rest go back when it is left).
+const FILL_REFS: i32 = 1 << 30;
+
+/// The buffer a pool's payloads are being packed into, front to back
+/// ([`PagePool::pack_next`]).
+///
+/// # Invariants
+///
+/// `raw` is 0 (no buffer) or a buffer of the pool that holds this value, of
+/// which it holds `refs` references (those not handed to runs); `used` of its
+/// bytes have been handed out, at most the pool's buffer size.
+#[derive(Clone, Copy, Default)]
+struct Fill {
+    raw: usize,
+    used: usize,
+    refs: i32,
 }
 
 // SAFETY: page pool allocation is tied to the NAPI that owns the pool's user
@@ -110,6 +133,7 @@ impl PagePool {
                 dev: cfg.dma_dev.as_raw(),
                 buf_size: kernel::page::PAGE_SIZE << cfg.order,
                 napi: cfg.napi.as_raw(),
+                fill: Cell::new(Fill::default()),
             })
             .ok_or(ENOMEM)
     }
@@ -170,8 +194,11 @@ impl PagePool {
     }
 
     /// Unlinks the pool from its NAPI, so the pool can be destroyed after that
-    /// NAPI runs again for other memory. `_off` proves the NAPI is not polling.
+    /// NAPI runs again for other memory, and gives back the buffer it was
+    /// packing (its runs keep their references). `_off` proves the NAPI is not
+    /// polling.
     pub(crate) fn detach_napi(&self, _off: &super::napi::NapiOff) {
+        self.release_fill();
         // SAFETY: the pool is live; its NAPI (the only one pools are created with,
         // the owner's) is disabled while a `NapiOff` exists.
         unsafe { bindings::page_pool_disable_direct_recycling(self.ptr.as_ptr()) };
@@ -228,8 +255,64 @@ impl PagePool {
     }
 }
 
+impl PagePool {
+    /// The next run of at most `want` bytes (at least one) of the buffer the
+    /// pool's payloads are packed into, back to back, for the pool's own NAPI
+    /// (as [`PagePool::alloc_netmem`]): where the last run ended, or at the
+    /// start of a new buffer once the current one is full (bytes that do not
+    /// fit continue there, in a run of their own). `None` if there is no
+    /// buffer, or `owner` is another NAPI's.
+    pub(crate) fn pack_next(&self, owner: NapiOwner<'_>, want: usize) -> Option<PackedRun<'_>> {
+        if want == 0 || owner.as_raw() != self.napi {
+            return None;
+        }
+        let mut fill = self.fill.get();
+        if fill.raw == 0 || fill.used == self.buf_size {
+            self.release_fill();
+            let raw = self.alloc_netmem(owner)?.into_raw();
+            // SAFETY: a buffer just allocated, whose one reference we hold.
+            unsafe { bindings::dmn_pp_set_refs(raw, FILL_REFS) };
+            // INVARIANT: a buffer of this pool, all `FILL_REFS` references ours.
+            fill = Fill {
+                raw,
+                used: 0,
+                refs: FILL_REFS,
+            };
+        }
+        let off = fill.used;
+        let len = want.min(self.buf_size - off);
+        fill.used += len;
+        // (Runs take at most one reference a byte: never the last.)
+        fill.refs -= 1;
+        self.fill.set(fill);
+        // INVARIANT: one of the buffer's references moves to the run, whose
+        // bytes are inside the buffer.
+        Some(PackedRun {
+            raw: fill.raw,
+            off,
+            len,
+            size: self.buf_size,
+            pool: self.ptr,
+            dev: self.dev,
+            _p: PhantomData,
+        })
+    }
+
+    /// Leaves the buffer being packed: its references not handed to runs go
+    /// back (the buffer to the pool once the runs' are gone too).
+    fn release_fill(&self) {
+        let Fill { raw, refs, .. } = self.fill.take();
+        if raw != 0 {
+            // SAFETY: `raw` is a buffer of this live pool of which we held
+            // `refs` references (`Fill`'s invariant), now given up.
+            unsafe { bindings::dmn_pp_drop_refs(self.ptr.as_ptr(), raw, refs) };
+        }
+    }
+}
+
 impl Drop for PagePool {
     fn drop(&mut self) {
+        self.release_fill();
         // SAFETY: live pool, destroyed once; buffers still in flight keep the pool's
         // memory until they come back (the core defers the release).
         unsafe { bindings::page_pool_destroy(self.ptr.as_ptr()) };
@@ -316,6 +399,63 @@ impl Drop for Netmem<'_> {
     fn drop(&mut self) {
         // SAFETY: we hold a reference to a buffer of `pool` (type invariant), which
         // outlives us (`'a`); not from a known NAPI context, so no direct recycle.
+        unsafe { bindings::dmn_pp_put_netmem(self.pool.as_ptr(), self.raw, false) };
+    }
+}
+
+/// A run of bytes in a buffer a pool packs payloads into, holding one
+/// reference to the buffer (returned on drop).
+///
+/// # Invariants
+///
+/// `raw` is a buffer of `pool` of `size` bytes mapped on `dev` (the pool's),
+/// one of whose references this value holds; `off + len <= size`.
+pub(crate) struct PackedRun<'a> {
+    raw: usize,
+    off: usize,
+    len: usize,
+    size: usize,
+    pool: NonNull<bindings::page_pool>,
+    dev: *mut bindings::device,
+    _p: PhantomData<&'a PagePool>,
+}
+
+impl PackedRun<'_> {
+    /// Its bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Where it starts in its buffer.
+    pub(super) fn offset(&self) -> usize {
+        self.off
+    }
+
+    /// The buffer (still referenced by this value).
+    pub(super) fn as_raw(&self) -> usize {
+        self.raw
+    }
+
+    /// Writes its bytes from `src`, as the NIC's DMA engine; `EFAULT` if the
+    /// buffer's memory is not RAM reachable by dma-direct.
+    pub(crate) fn device_write(&mut self, src: &mut impl DmaSource) -> Result {
+        // SAFETY: a pool buffer of a `PP_FLAG_DMA_MAP` pool (type invariant).
+        let base = unsafe { bindings::dmn_netmem_dma_addr(self.raw) };
+        write_held(self.dev, base, self.size, self.off, self.len, src)
+    }
+
+    /// Gives up the reference (to an skb frag).
+    pub(super) fn into_raw(self) -> usize {
+        let raw = self.raw;
+        core::mem::forget(self);
+        raw
+    }
+}
+
+impl Drop for PackedRun<'_> {
+    fn drop(&mut self) {
+        // SAFETY: we hold a reference to a buffer of `pool` (type invariant),
+        // which outlives us (`'a`); not from a known NAPI context.
         unsafe { bindings::dmn_pp_put_netmem(self.pool.as_ptr(), self.raw, false) };
     }
 }

@@ -895,6 +895,10 @@ queue_counters! {
         gro_wire_packets => hw_gro_wire_packets,
         /// Those frames' bytes.
         gro_wire_bytes => hw_gro_wire_bytes,
+        /// Payload placed back to back that continued its skb's last frag in
+        /// the same buffer, so extended it instead of taking a frag (and, in
+        /// device memory, a token) of its own.
+        frags_extended,
         /// Frames whose payload joined a held aggregate (the others are counted
         /// as `hds_packets` or `linear` when built).
         gro_merged,

@@ -66,7 +66,7 @@ fn qstats_fields(p: Personality) -> [(QueueRxFields, QueueTxFields); 2] {
         }
         // fbnic_netdev.c fbnic_get_queue_stats_rx/_tx(),
         // fbnic_get_base_stats(): hw_drops per queue only.
-        Personality::Fbnic => {
+        Personality::Fbnic | Personality::Fbnic618 => {
             let tx = QueueTxFields {
                 hw_gso_wire_packets: true,
                 stop: true,

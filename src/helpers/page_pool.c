@@ -14,6 +14,19 @@ void dmn_pp_put_netmem(struct page_pool *pool, unsigned long netmem, bool napi_d
 	page_pool_put_full_netmem(pool, (__force netmem_ref)netmem, napi_direct);
 }
 
+/* Sets a fresh buffer's references to @nr (page_pool_fragment_netmem). */
+void dmn_pp_set_refs(unsigned long netmem, int nr)
+{
+	page_pool_fragment_netmem((__force netmem_ref)netmem, nr);
+}
+
+/* Drops @nr references of a buffer; the last goes back to @pool. */
+void dmn_pp_drop_refs(struct page_pool *pool, unsigned long netmem, int nr)
+{
+	if (!page_pool_unref_netmem((__force netmem_ref)netmem, nr))
+		page_pool_put_unrefed_netmem(pool, (__force netmem_ref)netmem, -1, false);
+}
+
 dma_addr_t dmn_netmem_dma_addr(unsigned long netmem)
 {
 	return page_pool_get_dma_addr_netmem((__force netmem_ref)netmem);

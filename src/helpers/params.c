@@ -25,4 +25,4 @@ MODULE_PARM_DESC(rss_queue_offset, "Rules naming an RSS context add their action
 
 char *dmn_personality = "strict";
 module_param_named(personality, dmn_personality, charp, 0444);
-MODULE_PARM_DESC(personality, "NIC every device behaves like at creation: strict, gve, bnxt, mlx5 or fbnic (default strict; per device: ethtool --set-priv-flags DEV personality-NAME on)");
+MODULE_PARM_DESC(personality, "NIC every device behaves like at creation: strict, gve, bnxt, mlx5, fbnic or fbnic-6.18 (default strict; per device: ethtool --set-priv-flags DEV personality-NAME on)");

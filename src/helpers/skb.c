@@ -220,6 +220,20 @@ void dmn_skb_add_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsig
 			       size, truesize);
 }
 
+/* Extends the last frag by @size bytes if it ends at @off of @netmem. */
+bool dmn_skb_coalesce_rx_frag_netmem(struct sk_buff *skb, unsigned long netmem, unsigned int off,
+				     unsigned int size, unsigned int truesize)
+{
+	int i = skb_shinfo(skb)->nr_frags;
+	const skb_frag_t *last = &skb_shinfo(skb)->frags[i ? i - 1 : 0];
+
+	if (!i || skb_frag_netmem(last) != (__force netmem_ref)netmem ||
+	    skb_frag_off(last) + skb_frag_size(last) != off)
+		return false;
+	skb_coalesce_rx_frag(skb, i - 1, size, truesize);
+	return true;
+}
+
 /* Appends a page-pool fragment of a host page (from dmn_pp_alloc_frag) as a frag. */
 void dmn_skb_add_rx_frag_va(struct sk_buff *skb, void *va, unsigned int size,
 			    unsigned int truesize)

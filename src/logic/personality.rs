@@ -20,8 +20,12 @@ pub(crate) enum Personality {
     Bnxt,
     /// NVIDIA ConnectX (`mlx5_core`), striding RQ with SHAMPO (HW-GRO).
     Mlx5,
-    /// Meta's fbnic (`fbnic`).
+    /// Meta's fbnic (`fbnic`), as from its February 2026 header-split fixes
+    /// (7.x, 6.18.14 on).
     Fbnic,
+    /// fbnic before those fixes (6.18 LTS up to 6.18.13): header split never
+    /// enabled, every frame cut at a byte offset.
+    Fbnic618,
 }
 
 /// How the header-split threshold (`ethtool -G hds-thresh`) is applied.
@@ -38,10 +42,18 @@ pub(crate) enum ThreshRule {
     /// TCP header; from it on, frames up to the threshold land whole in the
     /// header buffer and longer ones are cut at the threshold's byte offset.
     HeaderBytes,
+    /// No split after the TCP header at any threshold: frames up to
+    /// `max(threshold, FBNIC_HDR_MIN_6_18)` bytes land whole in the header
+    /// buffer, longer ones are cut at that byte offset (fbnic before
+    /// `bbeb3bfbffe0`, which wrote its split enable to the wrong register).
+    ByteOffset,
 }
 
 /// fbnic's smallest header buffer (`FBNIC_HDR_BYTES_MIN`).
 pub(crate) const FBNIC_HDR_MIN: u32 = 256;
+
+/// fbnic's smallest header buffer before `bd254115f38d` (6.18 up to 6.18.13).
+pub(crate) const FBNIC_HDR_MIN_6_18: u32 = 128;
 
 /// The header-split threshold a personality supports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,26 +159,32 @@ pub(crate) struct Profile {
     pub(crate) devmem_rx_since: (u32, u32),
     pub(crate) devmem_rx_before_errno: Errno,
     pub(crate) rx_csum: RxCsum,
+    /// Payloads are placed back to back in the current payload buffer, a
+    /// payload continuing the previous frag of its skb in the same buffer
+    /// extending that frag; else each frame's payload starts a buffer.
+    pub(crate) packs_payload: bool,
 }
 
 impl Personality {
     /// Every personality, in `ethtool --show-priv-flags` order.
-    pub(crate) const ALL: [Personality; 5] = [
+    pub(crate) const ALL: [Personality; 6] = [
         Personality::Strict,
         Personality::Gve,
         Personality::Bnxt,
         Personality::Mlx5,
         Personality::Fbnic,
+        Personality::Fbnic618,
     ];
 
     /// The ethtool private flags, `personality-<name>`, in [`Self::ALL`]
     /// order (the module test checks them against [`Self::name`]).
-    pub(crate) const FLAGS: [&'static str; 5] = [
+    pub(crate) const FLAGS: [&'static str; 6] = [
         "personality-strict",
         "personality-gve",
         "personality-bnxt",
         "personality-mlx5",
         "personality-fbnic",
+        "personality-fbnic-6.18",
     ];
 
     /// Its name (module parameter value; `personality-<name>` is its
@@ -178,6 +196,7 @@ impl Personality {
             Personality::Bnxt => "bnxt",
             Personality::Mlx5 => "mlx5",
             Personality::Fbnic => "fbnic",
+            Personality::Fbnic618 => "fbnic-6.18",
         }
     }
 
@@ -206,6 +225,7 @@ impl Personality {
             Personality::Bnxt => &BNXT,
             Personality::Mlx5 => &MLX5,
             Personality::Fbnic => &FBNIC,
+            Personality::Fbnic618 => &FBNIC_6_18,
         }
     }
 
@@ -250,6 +270,7 @@ const STRICT: Profile = Profile {
     devmem_rx_since: (6, 12),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Verify,
+    packs_payload: true,
 };
 
 const GVE: Profile = Profile {
@@ -271,6 +292,7 @@ const GVE: Profile = Profile {
     devmem_rx_since: (6, 15),
     devmem_rx_before_errno: ENODATA,
     rx_csum: RxCsum::Verify,
+    packs_payload: false,
 };
 
 const BNXT: Profile = Profile {
@@ -296,6 +318,7 @@ const BNXT: Profile = Profile {
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: ENODATA,
     rx_csum: RxCsum::Verify,
+    packs_payload: false,
 };
 
 const MLX5: Profile = Profile {
@@ -321,6 +344,7 @@ const MLX5: Profile = Profile {
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Complete,
+    packs_payload: false,
 };
 
 const FBNIC: Profile = Profile {
@@ -346,6 +370,17 @@ const FBNIC: Profile = Profile {
     devmem_rx_since: (6, 18),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Verify,
+    packs_payload: false,
+};
+
+/// fbnic of 6.18 up to 6.18.13: as [`FBNIC`] but for where frames are cut.
+const FBNIC_6_18: Profile = Profile {
+    hds_thresh: Some(HdsThresh {
+        default: 1536,
+        max: 3584,
+        rule: ThreshRule::ByteOffset,
+    }),
+    ..FBNIC
 };
 
 /// Where a received frame's bytes go.
@@ -432,6 +467,16 @@ impl Profile {
                     // Cut at the threshold (never inside the headers).
                     thresh.max(header)
                 }
+            }
+            ThreshRule::ByteOffset => {
+                let max_hdr = thresh.max(FBNIC_HDR_MIN_6_18 as usize);
+                if f.segments <= 1 && f.len <= max_hdr {
+                    return below;
+                }
+                // The hardware cuts at the offset even inside long headers;
+                // a driver's skb would then carry headers in a frag, which
+                // the stack cannot pull from device memory: not modelled.
+                max_hdr.max(header)
             }
         };
         // The payload ends with the IP datagram (Ethernet padding excluded).

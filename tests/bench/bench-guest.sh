@@ -48,6 +48,8 @@ devmemnic_setup() { # split
 
 # The io_uring buffer size of a zcrx case (zcrx-4k-..., zcrx-64k-...).
 zcrx_buf() { case "$1" in zcrx-4k-*) echo 4096 ;; zcrx-64k-*) echo 65536 ;; esac; }
+# The devmem RX buffer size of a large-buffer case (7.3's rx-page-size).
+devmem_buf() { case "$1" in devmem-16k-*) echo 16384 ;; devmem-64k-*) echo 65536 ;; esac; }
 
 # Bytes flow i of case $1 sends in all.
 flow_bytes() { # case flows
@@ -66,6 +68,9 @@ start_receiver() { # case flow
 	split-on-discard | tx-*) cmd=(dmn-xfer sink $port discard) ;;
 	devmem-ncdevmem-rs)
 		cmd=(ncdevmem-rs -l -s 10.9.0.2 -p $port -f dmnic1 --no-config -t $q -q 1 -v 0)
+		;;
+	devmem-16k-ncdevmem-rs | devmem-64k-ncdevmem-rs)
+		cmd=(ncdevmem-rs -l -s 10.9.0.2 -p $port -f dmnic1 --no-config -t $q -q 1 -v 0 -b "$(devmem_buf "$c")")
 		;;
 	devmem-upstream)
 		# Upstream configures the NIC itself (through ethtool) and, without
@@ -132,8 +137,11 @@ received() { # case flow bytes
 			die "$c: no payload into the memory provider of queue $q"
 		got=$bytes
 		;;
-	devmem-ncdevmem-rs | zcrx-*)
+	devmem-ncdevmem-rs | devmem-*k-ncdevmem-rs | zcrx-*)
 		got=$(field /tmp/bench.out.$i bytes)
+		local f
+		f=$(field /tmp/bench.out.$i frags)
+		FRAGS=$((FRAGS + ${f:-0}))
 		[ "$(field /tmp/bench.out.$i validation_errors)" = 0 ] || die "$c: validation errors: $(cat /tmp/bench.out.$i)"
 		[ "$(stat_of dmnic1 "rx${q}_devmem_packets" peer)" -gt "${DM0[i]}" ] ||
 			die "$c: no payload into the memory provider of queue $q"
@@ -189,6 +197,7 @@ measure() { # case flows mtu rep
 	c1=$(cpu_ticks)
 	[ $ok = 1 ] || { tail -3 /tmp/bench.err.* /tmp/bench.send.*; die "$c flows=$flows mtu=$mtu: a sender or receiver failed"; }
 	local rx_user=0 rx_sys=0 got=0 secs
+	FRAGS=0
 	for i in $(seq 0 $((flows - 1))); do
 		rx_user=$(awk -v a="$rx_user" '/^cpu_user=/ { split($1, u, "="); print a + u[2] }' /tmp/bench.time.$i)
 		rx_sys=$(awk -v a="$rx_sys" '/^cpu_user=/ { split($2, s, "="); print a + s[2] }' /tmp/bench.time.$i)
@@ -215,7 +224,8 @@ measure() { # case flows mtu rep
 	*) secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') ;;
 	esac
 	echo "BENCH case=$c flows=$flows mtu=$mtu rep=$rep${MODULE:+ module=$MODULE} bytes=$got secs=$secs rx_user=$rx_user rx_sys=$rx_sys" \
-		"tx_user=$tx_user tx_sys=$tx_sys guest_cpu=$(awk -v a=$c0 -v b=$c1 'BEGIN { printf "%.2f", (b - a) / 100 }')"
+		"tx_user=$tx_user tx_sys=$tx_sys guest_cpu=$(awk -v a=$c0 -v b=$c1 'BEGIN { printf "%.2f", (b - a) / 100 }')" \
+		"frags=$FRAGS"
 }
 
 # Cases that run with one flow only: upstream ncdevmem's built-in checks
@@ -260,6 +270,8 @@ use_module after
 [ "$MODULES" = after ] && MODULE=
 # Upstream iou-zcrx's large buffers come from 2 MB huge pages (16 per server).
 [[ " $BENCH_CASES " == *" zcrx-64k-upstream "* ]] && echo 64 >/proc/sys/vm/nr_hugepages
+# ncdevmem-rs -b puts its dma-buf (64 MB a flow) on them too.
+[[ " $BENCH_CASES " == *" devmem-"[16][64]"k-ncdevmem-rs "* ]] && echo 160 >/proc/sys/vm/nr_hugepages
 echo "BENCH-INFO $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
 	"$BENCH_MIB MiB per measurement, $BENCH_REPS runs each"
 

@@ -51,14 +51,17 @@ upstream_ncdevmem() {
 # core about 90 s under TCG (measured: 20 s for a bind that fails on its
 # empty queue list, before the driver is asked), which
 # devmem/upstream-ncdevmem already spends; there ncdevmem-rs serves, and make
-# stress keeps upstream's.
+# stress keeps upstream's. The strict model packs payload back to back, a
+# segment continuing its aggregate's last frag in the same 4 KiB net_iov
+# extending it: about one frag (and token) per buffer, not one per segment
+# (724 a MiB at MSS 1448).
 ncdevmem_gro() {
 	setup_pair || return 1
 	ethtool -K dmnic0 tso off || return 1
 	ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
-	local bytes=$(($(tier 16 256) * MIB)) gp0 gp server=upstream err=/tmp/upg.err
+	local bytes=$(($(tier 16 256) * MIB)) gp0 gp server=upstream err=/tmp/upg.err ext0 ext frags
 	has_feature devmem-tx || [ "$DMN_TIER" = stress ] || { server=ncdevmem-rs err=/tmp/upg.out.err; }
-	gp0=$(rx_sum dmnic1 gro_packets peer)
+	gp0=$(rx_sum dmnic1 gro_packets peer) ext0=$(rx_sum dmnic1 frags_extended peer)
 	if [ $server = upstream ]; then
 		ip netns exec peer ncdevmem -s 10.9.0.2 -c 10.9.0.1 -l -p 5211 -v 7 -f dmnic1 \
 			>/tmp/upg.out 2>$err &
@@ -71,13 +74,16 @@ ncdevmem_gro() {
 	ncdevmem-rs -s 10.9.0.2 -p 5211 -v 7 --bytes $bytes >/tmp/upg.client || return 1
 	if [ $server = upstream ]; then
 		upstream_server_ok $spid $err $bytes || return 1
+		frags=$(grep -c '^received frag' $err)
 	else
 		wait $spid || { tail -3 $err; return 1; }
 		check_rs_summary /tmp/upg.out $bytes || return 1
+		frags=$(summary_field /tmp/upg.out frags)
 	fi
-	gp=$(($(rx_sum dmnic1 gro_packets peer) - gp0))
-	echo "info: $gp coalesced packets"
+	gp=$(($(rx_sum dmnic1 gro_packets peer) - gp0)) ext=$(($(rx_sum dmnic1 frags_extended peer) - ext0))
+	echo "info: $gp coalesced packets, $ext segments extended a frag, $((frags * MIB / bytes)) frags a MiB"
 	[ "$gp" -gt 10 ] || { echo "too few coalesced packets"; return 1; }
+	[ "$ext" -gt 0 ] && [ $((frags * MIB / bytes)) -le 400 ] || { echo "payload not packed"; return 1; }
 }
 
 # The server configures the NIC itself (header split off beforehand, no rule),

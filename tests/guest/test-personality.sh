@@ -1,11 +1,12 @@
 #!/bin/bash
 # Guest tests: NIC personalities (Documentation/personalities.rst). Each
 # devmemnic device behaves like strict (devmemnic's own model), gve, bnxt,
-# mlx5 or fbnic: the module's personality= for new devices, the ethtool
-# private flag personality-NAME per device. What each driver lets a user
+# mlx5, fbnic or fbnic-6.18 (fbnic before its header-split fixes): the
+# module's personality= for new devices, the ethtool private flag
+# personality-NAME per device. What each driver lets a user
 # see and refuses is asserted here, on the kernel under test.
 source /extra/lib.sh
-PERSONALITIES="strict gve bnxt mlx5 fbnic"
+PERSONALITIES="strict gve bnxt mlx5 fbnic fbnic-6.18"
 
 # ethtool fails, and its message names the reason.
 refused() { # pattern command...
@@ -89,8 +90,11 @@ ethtool_limits() {
 				refused "" ip netns exec peer dmn-xfer hds-thresh dmnic1 1 || return 1
 			fi
 			;;
-		fbnic)
+		fbnic | fbnic-6.18)
 			[ "$split" = on ] && [ "$rxmax" = 65536 ] || return 1
+			if has_feature hds-thresh; then
+				[ "$(ring_value dmnic1 "HDS thresh")" = 1536 ] && [ "$(ring_value dmnic1 "HDS thresh" max)" = 3584 ] || return 1
+			fi
 			refused "Cannot disable" ip netns exec peer ethtool -G dmnic1 tcp-data-split off || return 1
 			ctx=$(new_context) || return 1
 			refused "" ip netns exec peer ethtool -X dmnic1 context new equal 2 || return 1
@@ -149,13 +153,21 @@ gve_queue0() {
 }
 
 # An application's control hello on the steered data connection, read with
-# plain recv after binding (kperf's kpm_receive): every modelled driver
-# splits even a 32-byte payload into the dma-buf at hds-thresh 0, which a
-# binding needs, so the read fails with EFAULT, as on that hardware; the
-# same transfer without the hello is devmem_rx_all's.
+# plain recv after binding (kperf's kpm_receive): every modelled driver of
+# 7.x splits even a 32-byte payload into the dma-buf at hds-thresh 0, which
+# a binding needs, so the read fails with EFAULT, as on that hardware; the
+# same transfer without the hello is devmem_rx_all's. fbnic before its
+# header-split fixes (fbnic-6.18) kept a frame of up to 128 bytes whole, so
+# there the hello is read; but a longer frame leaves payload in its head
+# (62 bytes of a full one), which the stack turns into a page frag among
+# the net_iovs when it merges that skb behind another (GRO's head_frag path
+# in skb_gro_receive, and with GRO off TCP's skb_try_coalesce into the
+# receive queue: both only require the two to be equally unreadable), and
+# devmem's recvmsg then fails with ENODEV ("Found non-dmabuf skb with
+# net_iov"): what the header-split fixes ended.
 hello_efault() {
 	setup_pair || return 1
-	local p port=5640 dm0 dm
+	local p port=5640 dm0 dm bytes=$((1024 * 1024))
 	for p in $PERSONALITIES; do
 		has_feature devmem-tx || [ $p = strict ] || continue
 		use_personality $p || return 1
@@ -164,13 +176,60 @@ hello_efault() {
 		dm0=$(rx_sum dmnic1 devmem_packets peer)
 		rs_server $port /tmp/ph.out -c 10.9.0.1 -v 7 --hello 32 --size $((8 * 1024 * 1024))
 		wait_listen $port || { tail -3 /tmp/ph.out.err; return 1; }
-		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --hello 32 --bytes $((1024 * 1024)) >/dev/null 2>&1
-		wait $RS_PID && { echo "$p: the hello was readable"; return 1; }
-		grep -q "hello: plain recv(MSG_PEEK|MSG_WAITALL) of 32 bytes: Bad address" /tmp/ph.out.err ||
-			{ echo "$p: not EFAULT:"; tail -3 /tmp/ph.out.err; return 1; }
+		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --hello 32 --bytes $bytes >/dev/null 2>&1
+		if [ $p = fbnic-6.18 ]; then
+			wait $RS_PID && { echo "$p: devmem RX survived payload in skb heads"; return 1; }
+			grep -q "^hello: 32 bytes read with plain recv" /tmp/ph.out.err || { echo "$p: no hello read"; tail -3 /tmp/ph.out.err; return 1; }
+			grep -q "recvmsg: No such device" /tmp/ph.out.err || { echo "$p: not ENODEV:"; tail -3 /tmp/ph.out.err; return 1; }
+			echo "info: $p: hello read with plain recv, then ENODEV once the stack merged a frame with head payload"
+		else
+			wait $RS_PID && { echo "$p: the hello was readable"; return 1; }
+			grep -q "hello: plain recv(MSG_PEEK|MSG_WAITALL) of 32 bytes: Bad address" /tmp/ph.out.err ||
+				{ echo "$p: not EFAULT:"; tail -3 /tmp/ph.out.err; return 1; }
+			echo "info: $p: hello refused with EFAULT"
+		fi
 		dm=$(($(rx_sum dmnic1 devmem_packets peer) - dm0))
-		echo "info: $p: hello refused with EFAULT, $dm frames into the dma-buf"
+		echo "info: $p: $dm frames into the dma-buf"
 		[ "$dm" -gt 0 ] || { echo "$p: nothing went into the dma-buf"; return 1; }
+	done
+}
+
+# Upstream's HDS sweep (devmem.py check_rx_hds: each size one write into
+# upstream ncdevmem -L, which fails at a linear byte; sent here as
+# devmem/upstream-hds-sweep sends it), as that hardware ran it: on fbnic-6.18 every size fails
+# (frames up to 128 bytes whole, longer ones cut at byte 128, payload
+# included); the same command on fbnic passes (its whole sweep is
+# devmem.py@fbnic's). Three sizes here, all twelve in make stress.
+hds_sweep_old_fbnic() {
+	setup_pair || return 1
+	local p size port=5720 pid rc lin0 hds0 want
+	for p in fbnic fbnic-6.18; do
+		use_personality $p || return 1
+		devmem_admin $p || return 1
+		for size in $(tier "1 64 4096" "1 8 16 32 64 128 256 512 1024 2048 4096 8192"); do
+			[ $p = fbnic ] && [ $size != 1 ] && continue
+			port=$((port + 1))
+			lin0=$(rx_sum dmnic1 below_hds_thresh peer) hds0=$(rx_sum dmnic1 hds_packets peer)
+			ip netns exec peer ncdevmem -l -f dmnic1 -s 10.9.0.2 -p $port -L >/tmp/hs.out 2>&1 &
+			pid=$!
+			wait_listen $port || { tail -3 /tmp/hs.out; return 1; }
+			# (The old one's receiver may reset the connection under the sender.)
+			dmn-xfer send 10.9.0.2 $port $size 3 >/dev/null || [ $p = fbnic-6.18 ] || { echo "$p: send failed"; return 1; }
+			wait $pid
+			rc=$?
+			echo "info: $p: size $size: ncdevmem -L exit $rc, frames whole $(($(rx_sum dmnic1 below_hds_thresh peer) - lin0)), split $(($(rx_sum dmnic1 hds_packets peer) - hds0))"
+			if [ $p = fbnic ]; then
+				[ $rc = 0 ] || { echo "$p: size $size failed:"; tail -3 /tmp/hs.out; return 1; }
+			else
+				# A frame of up to 128 bytes (66 of headers) stays whole: a
+				# readable skb, copied as plain bytes, no devmem cmsg at all;
+				# a longer one is cut, its first payload bytes linear.
+				want="received SCM_DEVMEM_LINEAR"
+				[ $size -le 62 ] && want="flow steering error"
+				[ $rc != 0 ] || { echo "$p: size $size passed, no linear byte"; return 1; }
+				grep -q "$want" /tmp/hs.out || { echo "$p: size $size failed, not with '$want':"; tail -3 /tmp/hs.out; return 1; }
+			fi
+		done
 	done
 }
 
@@ -289,6 +348,7 @@ run_test personality/ethtool-limits ethtool_limits
 run_test personality/devmem-rx devmem_rx_all
 run_test personality/gve-queue-0-unbindable gve_queue0
 run_test personality/hello-efault hello_efault
+run_test personality/hds-sweep-old-fbnic hds_sweep_old_fbnic
 run_test personality/devmem-tx devmem_tx_all
 run_test personality/zcrx zcrx_all
 run_test personality/qstats qstats_all

@@ -206,23 +206,18 @@ impl RxQueue {
                 return Ok(None);
             }
         }
-        if payload_len > payload.buf_size() || !h.skb.has_free_frag() {
+        let frags = if profile.packs_payload { 2 } else { 1 };
+        if payload_len > payload.buf_size() || h.skb.free_frags() < frags {
             return Ok(None);
         }
-        let append = if packs(*devmem, payload_len) {
-            Self::packed_frag_from
+        let from = seg.header_len();
+        if profile.packs_payload {
+            self.packed_merge(ctx, payload, wire, &mut h.skb, from, payload_len)?;
+        } else if packs(*devmem, payload_len) {
+            self.packed_frag_from(ctx, payload, wire, &mut h.skb, from, payload_len)?;
         } else {
-            Self::frags_from
-        };
-        append(
-            self,
-            ctx,
-            payload,
-            wire,
-            &mut h.skb,
-            seg.header_len(),
-            payload_len,
-        )?;
+            self.frags_from(ctx, payload, wire, &mut h.skb, from, payload_len)?;
+        }
         h.wire_bytes += wire.len as u64;
         self.stats.gro_merged.add(1);
         Ok(Some(h.run.merge(seg, fixed_id)))

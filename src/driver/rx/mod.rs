@@ -18,7 +18,7 @@ use crate::abstractions::{
     dma::{DeviceBytes, DmaSource},
     napi::{NapiCtx, NapiPoll},
     netdev::NetDev,
-    page_pool::PagePool,
+    page_pool::{PackedRun, PagePool},
     skb::{build_size, rx_headroom, FrameReader, SkBuff},
     xdp::{flush_redirects, XdpProgRef},
 };
@@ -580,15 +580,16 @@ impl RxQueue {
                 // The whole frame, Ethernet padding included, as a NIC places
                 // it: the stack trims the padding (`pskb_trim_rcsum()`).
                 let end = len;
-                let skb = if starts_run && packs(mem.devmem, end - head) {
-                    // Packed as merged payload is, so that the aggregate it
-                    // starts is charged for what it holds.
-                    let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
-                    self.packed_frag_from(ctx, &mem.payload, wire, &mut skb, head, end - head)?;
-                    skb
-                } else {
-                    self.receive_split(ctx, mem, wire, peek, head, end - head)?
-                };
+                let skb =
+                    if starts_run && !mem.profile.packs_payload && packs(mem.devmem, end - head) {
+                        // Packed as merged payload is, so that the aggregate it
+                        // starts is charged for what it holds.
+                        let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
+                        self.packed_frag_from(ctx, &mem.payload, wire, &mut skb, head, end - head)?;
+                        skb
+                    } else {
+                        self.receive_split(ctx, mem, wire, peek, head, end - head)?
+                    };
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);
@@ -738,7 +739,11 @@ impl RxQueue {
         payload_len: usize,
     ) -> Result<SkBuff, RxError> {
         let mut skb = self.head_from(ctx, &mem.header, wire, peek, header_len)?;
-        self.frags_from(ctx, &mem.payload, wire, &mut skb, header_len, payload_len)?;
+        if mem.profile.packs_payload {
+            self.packed_from(ctx, &mem.payload, wire, &mut skb, header_len, payload_len)?;
+        } else {
+            self.frags_from(ctx, &mem.payload, wire, &mut skb, header_len, payload_len)?;
+        }
         Ok(skb)
     }
 
@@ -802,6 +807,75 @@ impl RxQueue {
             .ok_or(RxError::NoBuffer)?;
         frag.device_write(0, len, &mut wire.reader(from)?)?;
         skb.add_host_frag(frag, len as u32)?;
+        Ok(())
+    }
+
+    /// Appends frame bytes `from..from + len` to `skb` packed into `pool`'s
+    /// buffers after the payloads before them (a frag per buffer at most,
+    /// none where they continue the skb's last frag), reading the frame once,
+    /// in order. On an error `skb` may hold part of them: for a new skb only.
+    fn packed_from(
+        &self,
+        ctx: &NapiCtx<'_>,
+        pool: &PagePool,
+        wire: &Wire<'_>,
+        skb: &mut SkBuff,
+        from: usize,
+        len: usize,
+    ) -> Result<(), RxError> {
+        let mut off = from;
+        let end = from + len;
+        let mut src = wire.reader(from)?;
+        while off < end {
+            let mut run = pool
+                .pack_next(ctx.owner(), end - off)
+                .ok_or(RxError::NoBuffer)?;
+            let n = run.len();
+            run.device_write(&mut src)?;
+            self.append_packed(skb, run)?;
+            off += n;
+        }
+        Ok(())
+    }
+
+    /// As [`Self::packed_from`], for a held aggregate: all the bytes or none
+    /// (at most a buffer's worth, in at most two runs, both written before
+    /// either is appended; `skb` needs two free frags).
+    pub(super) fn packed_merge(
+        &self,
+        ctx: &NapiCtx<'_>,
+        pool: &PagePool,
+        wire: &Wire<'_>,
+        skb: &mut SkBuff,
+        from: usize,
+        len: usize,
+    ) -> Result<(), RxError> {
+        if len > pool.buf_size() || skb.free_frags() < 2 {
+            return Err(RxError::Fault);
+        }
+        let mut src = wire.reader(from)?;
+        let mut first = pool.pack_next(ctx.owner(), len).ok_or(RxError::NoBuffer)?;
+        let rest = len - first.len();
+        let mut second = match rest {
+            0 => None,
+            _ => Some(pool.pack_next(ctx.owner(), rest).ok_or(RxError::NoBuffer)?),
+        };
+        first.device_write(&mut src)?;
+        if let Some(run) = second.as_mut() {
+            run.device_write(&mut src)?;
+        }
+        self.append_packed(skb, first)?;
+        if let Some(run) = second {
+            self.append_packed(skb, run)?;
+        }
+        Ok(())
+    }
+
+    /// Appends a packed run to `skb`, counting it when it extended the last frag.
+    fn append_packed(&self, skb: &mut SkBuff, run: PackedRun<'_>) -> Result<(), RxError> {
+        if skb.add_packed(run)? {
+            self.stats.frags_extended.add(1);
+        }
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 
 use super::personality::{
     FrameShape, Personality, Placement, RxCsum, EINVAL, ENODATA, EOPNOTSUPP, ERANGE, FBNIC_HDR_MIN,
-    SHORT_FRAME,
+    FBNIC_HDR_MIN_6_18, SHORT_FRAME,
 };
 use super::Ctx;
 
@@ -21,8 +21,12 @@ const ROOM: usize = 16 * 4096;
 
 fn small_payload_goes_to_device_memory_on_every_personality_at_thresh_zero(t: &mut Ctx) {
     // What each driver does with hds-thresh 0 (which a devmem binding
-    // needs): even a 1-byte payload is split (upstream's check_rx_hds).
-    for p in Personality::ALL {
+    // needs): even a 1-byte payload is split (upstream's check_rx_hds),
+    // but on fbnic before its header-split fixes (below).
+    for p in Personality::ALL
+        .into_iter()
+        .filter(|&p| p != Personality::Fbnic618)
+    {
         for n in [1, 24, 100, 1448] {
             check_eq!(
                 t,
@@ -126,6 +130,57 @@ fn thresholds_follow_each_drivers_rule(t: &mut Ctx) {
         fbnic.placement(&tcp(2000), true, 1536, ROOM, false),
         Placement::Split { head: 1536 }
     );
+    // fbnic of 6.18 (to 6.18.13): never split after the headers; whole up
+    // to max(threshold, 128) bytes, cut at that offset beyond, so at
+    // hds-thresh 0 a small segment stays whole and a full one leaves 62
+    // payload bytes in the header buffer.
+    let old = Personality::Fbnic618.profile();
+    let min = FBNIC_HDR_MIN_6_18 as usize;
+    for thresh in [0, 1, 127] {
+        check_eq!(
+            t,
+            old.placement(&tcp(min - 66), true, thresh, ROOM, true),
+            below
+        );
+        check_eq!(
+            t,
+            old.placement(&tcp(min - 65), true, thresh, ROOM, true),
+            Placement::Split { head: min }
+        );
+        check_eq!(
+            t,
+            old.placement(&tcp(1448), true, thresh, ROOM, true),
+            Placement::Split { head: min }
+        );
+    }
+    check_eq!(t, old.placement(&tcp(190), true, 256, ROOM, false), below);
+    check_eq!(
+        t,
+        old.placement(&tcp(191), true, 256, ROOM, false),
+        Placement::Split { head: 256 }
+    );
+    check_eq!(t, old.placement(&tcp(1448), true, 1536, ROOM, false), below);
+    // A cut never falls inside the headers (an IPv6 frame with options).
+    let long_headers = FrameShape {
+        len: 140 + 100,
+        segments: 1,
+        tcp: Some((140, 100)),
+    };
+    check_eq!(
+        t,
+        old.placement(&long_headers, true, 0, ROOM, true),
+        Placement::Split { head: 140 }
+    );
+    // Everything else as the fixed driver: its limits and refusals.
+    let new = Personality::Fbnic.profile();
+    check_eq!(
+        t,
+        old.hds_thresh.map(|h| (h.default, h.max)),
+        new.hds_thresh.map(|h| (h.default, h.max))
+    );
+    check_eq!(t, old.split_off_refused, new.split_off_refused);
+    check_eq!(t, old.ring_max, new.ring_max);
+    check_eq!(t, old.devmem_rx_since, new.devmem_rx_since);
 }
 
 fn payload_beyond_the_buffers_is_not_split(t: &mut Ctx) {
@@ -151,13 +206,24 @@ fn padding_does_not_count_as_payload(t: &mut Ctx) {
         segments: 1,
         tcp: Some((54, 1)),
     };
-    for p in Personality::ALL {
+    for p in Personality::ALL
+        .into_iter()
+        .filter(|&p| p != Personality::Fbnic618)
+    {
         check_eq!(
             t,
             p.profile().placement(&padded, true, 0, 1, true),
             Placement::Split { head: 54 }
         );
     }
+    // (fbnic of 6.18 keeps it whole: 60 bytes are under its 128.)
+    check_eq!(
+        t,
+        Personality::Fbnic618
+            .profile()
+            .placement(&padded, true, 0, 1, true),
+        Placement::Linear { below_thresh: true }
+    );
 }
 
 fn names_and_flags_round_trip(t: &mut Ctx) {
@@ -192,12 +258,18 @@ fn names_and_flags_round_trip(t: &mut Ctx) {
         Personality::from_flags(0b00110, Personality::Strict),
         None
     );
+    let unknown = Personality::ALL.len();
     check_eq!(
         t,
-        Personality::from_flags(1 << 5, Personality::Strict),
+        Personality::from_flags(1 << unknown, Personality::Strict),
         None
     );
-    check_eq!(t, Personality::from_index(5), None);
+    check_eq!(t, Personality::from_index(unknown), None);
+    check_eq!(
+        t,
+        Personality::from_name("fbnic-6.18"),
+        Some(Personality::Fbnic618)
+    );
 }
 
 fn rx_page_sizes_and_rings(t: &mut Ctx) {

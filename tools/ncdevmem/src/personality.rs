@@ -57,6 +57,7 @@ impl NicIdentity {
             "bnxt" | "bnxt_en" => "frames up to hds-thresh (a frame length) stay whole in the header buffer; at 0 every payload byte goes to the payload buffers",
             "mlx5" | "mlx5_core" => "every payload byte goes to the payload buffers (SHAMPO, no hds-thresh)",
             "fbnic" => "below hds-thresh 256 every payload byte goes to the payload buffers; from 256 frames up to hds-thresh stay whole",
+            "fbnic-6.18" => "never split after the headers (fbnic before 6.18.14): frames up to max(hds-thresh, 128) bytes stay whole, longer ones are cut at that byte offset, so a small segment stays readable",
             _ => "not known to ncdevmem-rs",
         }
     }
@@ -67,7 +68,7 @@ mod tests {
     use super::*;
 
     fn flags(on: &str) -> Vec<(String, bool)> {
-        ["strict", "gve", "bnxt", "mlx5", "fbnic"]
+        ["strict", "gve", "bnxt", "mlx5", "fbnic", "fbnic-6.18"]
             .iter()
             .map(|p| (format!("personality-{p}"), *p == on))
             .collect()
@@ -79,6 +80,15 @@ mod tests {
         assert_eq!(id.personality.as_deref(), Some("mlx5"));
         assert_eq!(id.name(), "devmemnic/mlx5");
         assert!(id.small_segments().contains("SHAMPO"));
+    }
+
+    #[test]
+    fn an_old_driver_release_is_its_own_personality() {
+        let id = NicIdentity::from_flags("devmemnic".into(), &flags("fbnic-6.18"));
+        assert_eq!(id.name(), "devmemnic/fbnic-6.18");
+        assert!(id.small_segments().contains("stays readable"));
+        let new = NicIdentity::from_flags("devmemnic".into(), &flags("fbnic"));
+        assert_ne!(id.small_segments(), new.small_segments());
     }
 
     #[test]
