@@ -257,17 +257,26 @@ impl PagePool {
 
 impl PagePool {
     /// The next run of at most `want` bytes (at least one) of the buffer the
-    /// pool's payloads are packed into, back to back, for the pool's own NAPI
-    /// (as [`PagePool::alloc_netmem`]): where the last run ended, or at the
-    /// start of a new buffer once the current one is full (bytes that do not
-    /// fit continue there, in a run of their own). `None` if there is no
-    /// buffer, or `owner` is another NAPI's.
-    pub(crate) fn pack_next(&self, owner: NapiOwner<'_>, want: usize) -> Option<PackedRun<'_>> {
-        if want == 0 || owner.as_raw() != self.napi {
+    /// pool's payloads are packed into, for the pool's own NAPI (as
+    /// [`PagePool::alloc_netmem`]): at the first multiple of `align` (a power
+    /// of two; 1: back to back) at or after where the last run ended, or at
+    /// the start of a new buffer once the current one has no room there
+    /// (bytes that do not fit continue in a new buffer, in a run of their
+    /// own). The run is charged up to the next multiple of `align`, within
+    /// the buffer. `None` if there is no buffer, `align` is not a power of
+    /// two, or `owner` is another NAPI's.
+    pub(crate) fn pack_next(
+        &self,
+        owner: NapiOwner<'_>,
+        want: usize,
+        align: usize,
+    ) -> Option<PackedRun<'_>> {
+        if want == 0 || !align.is_power_of_two() || owner.as_raw() != self.napi {
             return None;
         }
         let mut fill = self.fill.get();
-        if fill.raw == 0 || fill.used == self.buf_size {
+        fill.used = fill.used.next_multiple_of(align);
+        if fill.raw == 0 || fill.used >= self.buf_size {
             self.release_fill();
             let raw = self.alloc_netmem(owner)?.into_raw();
             // SAFETY: a buffer just allocated, whose one reference we hold.
@@ -282,6 +291,7 @@ impl PagePool {
         let off = fill.used;
         let len = want.min(self.buf_size - off);
         fill.used += len;
+        let truesize = len.next_multiple_of(align).min(self.buf_size - off);
         // (Runs take at most one reference a byte: never the last.)
         fill.refs -= 1;
         self.fill.set(fill);
@@ -291,6 +301,7 @@ impl PagePool {
             raw: fill.raw,
             off,
             len,
+            truesize,
             size: self.buf_size,
             pool: self.ptr,
             dev: self.dev,
@@ -409,11 +420,13 @@ impl Drop for Netmem<'_> {
 /// # Invariants
 ///
 /// `raw` is a buffer of `pool` of `size` bytes mapped on `dev` (the pool's),
-/// one of whose references this value holds; `off + len <= size`.
+/// one of whose references this value holds; `off + len <= off + truesize
+/// <= size`.
 pub(crate) struct PackedRun<'a> {
     raw: usize,
     off: usize,
     len: usize,
+    truesize: usize,
     size: usize,
     pool: NonNull<bindings::page_pool>,
     dev: *mut bindings::device,
@@ -429,6 +442,12 @@ impl PackedRun<'_> {
     /// Where it starts in its buffer.
     pub(super) fn offset(&self) -> usize {
         self.off
+    }
+
+    /// The bytes of its buffer it is charged for (its own and the padding
+    /// after them up to the next run's alignment).
+    pub(super) fn truesize(&self) -> usize {
+        self.truesize
     }
 
     /// The buffer (still referenced by this value).

@@ -348,16 +348,16 @@ impl SkBuff {
         Ok(())
     }
 
-    /// Appends a run a pool packed (payload placed back to back), charged at
-    /// its length: as more bytes of the last frag where that one ends where
-    /// the run starts in the same buffer (the run's reference goes back: the
-    /// frag holds one), else as a new frag taking the run's reference.
+    /// Appends a run a pool packed, charged at its truesize: as more bytes
+    /// of the last frag where that one ends where the run starts in the same
+    /// buffer (the run's reference goes back: the frag holds one), else as a
+    /// new frag taking the run's reference.
     /// `ENOSPC` if it needs a frag and none is free (the run goes back).
     /// `Ok(true)`: the last frag was extended.
     pub(crate) fn add_packed(&mut self, run: super::page_pool::PackedRun<'_>) -> Result<bool> {
         let (raw, off) = (run.as_raw(), run.offset() as u32);
         // (Runs are inside a pool buffer, whose size fits in u32.)
-        let len = run.len() as u32;
+        let (len, truesize) = (run.len() as u32, run.truesize() as u32);
         // SAFETY: the skb is ours; the helper extends its last frag only if
         // that frag is of `raw` and ends at `off`, so it then covers bytes of
         // `raw` written for it, which the frag's own reference keeps.
@@ -373,7 +373,7 @@ impl SkBuff {
         // SAFETY: the skb is ours and has a free frag slot; `raw` is a pool
         // buffer whose reference moves into the skb (marked for recycling),
         // `off..off + len` inside it (the run's invariant).
-        unsafe { bindings::dmn_skb_add_rx_frag_netmem(self.ptr.as_ptr(), raw, off, len, len) };
+        unsafe { bindings::dmn_skb_add_rx_frag_netmem(self.ptr.as_ptr(), raw, off, len, truesize) };
         Ok(false)
     }
 

@@ -159,10 +159,11 @@ pub(crate) struct Profile {
     pub(crate) devmem_rx_since: (u32, u32),
     pub(crate) devmem_rx_before_errno: Errno,
     pub(crate) rx_csum: RxCsum,
-    /// Payloads are placed back to back in the current payload buffer, a
-    /// payload continuing the previous frag of its skb in the same buffer
-    /// extending that frag; else each frame's payload starts a buffer.
-    pub(crate) packs_payload: bool,
+    /// Payloads are packed into the current payload buffer, each starting at
+    /// the next multiple of this many bytes (1: back to back, a payload
+    /// continuing the previous frag of its skb in the same buffer extending
+    /// that frag); `None`: each frame's payload starts a buffer of its own.
+    pub(crate) payload_packing: Option<usize>,
 }
 
 impl Personality {
@@ -270,7 +271,7 @@ const STRICT: Profile = Profile {
     devmem_rx_since: (6, 12),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Verify,
-    packs_payload: true,
+    payload_packing: Some(1),
 };
 
 const GVE: Profile = Profile {
@@ -292,7 +293,7 @@ const GVE: Profile = Profile {
     devmem_rx_since: (6, 15),
     devmem_rx_before_errno: ENODATA,
     rx_csum: RxCsum::Verify,
-    packs_payload: false,
+    payload_packing: None,
 };
 
 const BNXT: Profile = Profile {
@@ -318,7 +319,7 @@ const BNXT: Profile = Profile {
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: ENODATA,
     rx_csum: RxCsum::Verify,
-    packs_payload: false,
+    payload_packing: None,
 };
 
 const MLX5: Profile = Profile {
@@ -344,7 +345,7 @@ const MLX5: Profile = Profile {
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Complete,
-    packs_payload: false,
+    payload_packing: None,
 };
 
 const FBNIC: Profile = Profile {
@@ -370,7 +371,9 @@ const FBNIC: Profile = Profile {
     devmem_rx_since: (6, 18),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Verify,
-    packs_payload: false,
+    // fbnic_add_rx_frag(): payloads share its 4 KiB payload fragments,
+    // each charged ALIGN(len, 128).
+    payload_packing: Some(128),
 };
 
 /// fbnic of 6.18 up to 6.18.13: as [`FBNIC`] but for where frames are cut.

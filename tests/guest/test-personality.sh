@@ -114,7 +114,8 @@ ethtool_limits() {
 }
 
 # Devmem RX, validated (4 MiB each; 64 MiB in make stress), on each
-# personality, as its driver on this kernel allows; on a kernel older than the driver's devmem support, the binding
+# personality, as its driver on this kernel allows, its payloads packed
+# where the driver packs them (fbnic); on a kernel older than the driver's devmem support, the binding
 # is refused with that driver's error.
 devmem_rx_all() {
 	setup_pair || return 1
@@ -130,6 +131,18 @@ devmem_rx_all() {
 			wait $RS_PID || { tail -3 /tmp/pr.out.err; return 1; }
 			check_rs_summary /tmp/pr.out $bytes || return 1
 			grep -q " nic=devmemnic/$p$" /tmp/pr.out || { echo "$p: the summary names another NIC"; return 1; }
+			# fbnic packs payloads into its buffers (at 128 bytes), the
+			# others start each frame's payload in a buffer of its own: off
+			# a page boundary only where a read (ncdevmem-rs reads up to
+			# 800 KiB) ended inside a frag and the next one resumed it.
+			local mid reads=$((bytes / 819200 + 1))
+			mid=$(summary_field /tmp/pr.out mid_page_starts)
+			echo "info: $p: $mid of $(summary_field /tmp/pr.out frags) frags start off a page boundary"
+			if [ $p = fbnic ]; then
+				[ "$mid" -gt $((2 * reads)) ] || { echo "$p: payloads not packed"; return 1; }
+			else
+				[ "$mid" -le $reads ] || { echo "$p: payloads off a buffer's start"; return 1; }
+			fi
 			grep -q "^nic: dmnic1 is devmemnic/$p: small TCP segments: " /tmp/pr.out.err || { echo "$p: no NIC line"; return 1; }
 		else
 			# 6.12: none of these drivers binds devmem yet.

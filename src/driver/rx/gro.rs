@@ -206,13 +206,17 @@ impl RxQueue {
                 return Ok(None);
             }
         }
-        let frags = if profile.packs_payload { 2 } else { 1 };
+        let frags = if profile.payload_packing.is_some() {
+            2
+        } else {
+            1
+        };
         if payload_len > payload.buf_size() || h.skb.free_frags() < frags {
             return Ok(None);
         }
         let from = seg.header_len();
-        if profile.packs_payload {
-            self.packed_merge(ctx, payload, wire, &mut h.skb, from, payload_len)?;
+        if let Some(align) = profile.payload_packing {
+            self.packed_merge(ctx, (payload, align), wire, &mut h.skb, from, payload_len)?;
         } else if packs(*devmem, payload_len) {
             self.packed_frag_from(ctx, payload, wire, &mut h.skb, from, payload_len)?;
         } else {

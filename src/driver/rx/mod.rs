@@ -580,16 +580,18 @@ impl RxQueue {
                 // The whole frame, Ethernet padding included, as a NIC places
                 // it: the stack trims the padding (`pskb_trim_rcsum()`).
                 let end = len;
-                let skb =
-                    if starts_run && !mem.profile.packs_payload && packs(mem.devmem, end - head) {
-                        // Packed as merged payload is, so that the aggregate it
-                        // starts is charged for what it holds.
-                        let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
-                        self.packed_frag_from(ctx, &mem.payload, wire, &mut skb, head, end - head)?;
-                        skb
-                    } else {
-                        self.receive_split(ctx, mem, wire, peek, head, end - head)?
-                    };
+                let skb = if starts_run
+                    && mem.profile.payload_packing.is_none()
+                    && packs(mem.devmem, end - head)
+                {
+                    // Packed as merged payload is, so that the aggregate it
+                    // starts is charged for what it holds.
+                    let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
+                    self.packed_frag_from(ctx, &mem.payload, wire, &mut skb, head, end - head)?;
+                    skb
+                } else {
+                    self.receive_split(ctx, mem, wire, peek, head, end - head)?
+                };
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
                     self.stats.devmem_packets.add(1);
@@ -739,8 +741,15 @@ impl RxQueue {
         payload_len: usize,
     ) -> Result<SkBuff, RxError> {
         let mut skb = self.head_from(ctx, &mem.header, wire, peek, header_len)?;
-        if mem.profile.packs_payload {
-            self.packed_from(ctx, &mem.payload, wire, &mut skb, header_len, payload_len)?;
+        if let Some(align) = mem.profile.payload_packing {
+            self.packed_from(
+                ctx,
+                (&mem.payload, align),
+                wire,
+                &mut skb,
+                header_len,
+                payload_len,
+            )?;
         } else {
             self.frags_from(ctx, &mem.payload, wire, &mut skb, header_len, payload_len)?;
         }
@@ -813,11 +822,12 @@ impl RxQueue {
     /// Appends frame bytes `from..from + len` to `skb` packed into `pool`'s
     /// buffers after the payloads before them (a frag per buffer at most,
     /// none where they continue the skb's last frag), reading the frame once,
-    /// in order. On an error `skb` may hold part of them: for a new skb only.
+    /// in order, each run at a multiple of `align` (the personality's
+    /// packing). On an error `skb` may hold part of them: for a new skb only.
     fn packed_from(
         &self,
         ctx: &NapiCtx<'_>,
-        pool: &PagePool,
+        (pool, align): (&PagePool, usize),
         wire: &Wire<'_>,
         skb: &mut SkBuff,
         from: usize,
@@ -828,7 +838,7 @@ impl RxQueue {
         let mut src = wire.reader(from)?;
         while off < end {
             let mut run = pool
-                .pack_next(ctx.owner(), end - off)
+                .pack_next(ctx.owner(), end - off, align)
                 .ok_or(RxError::NoBuffer)?;
             let n = run.len();
             run.device_write(&mut src)?;
@@ -844,7 +854,7 @@ impl RxQueue {
     pub(super) fn packed_merge(
         &self,
         ctx: &NapiCtx<'_>,
-        pool: &PagePool,
+        (pool, align): (&PagePool, usize),
         wire: &Wire<'_>,
         skb: &mut SkBuff,
         from: usize,
@@ -854,11 +864,16 @@ impl RxQueue {
             return Err(RxError::Fault);
         }
         let mut src = wire.reader(from)?;
-        let mut first = pool.pack_next(ctx.owner(), len).ok_or(RxError::NoBuffer)?;
+        let mut first = pool
+            .pack_next(ctx.owner(), len, align)
+            .ok_or(RxError::NoBuffer)?;
         let rest = len - first.len();
         let mut second = match rest {
             0 => None,
-            _ => Some(pool.pack_next(ctx.owner(), rest).ok_or(RxError::NoBuffer)?),
+            _ => Some(
+                pool.pack_next(ctx.owner(), rest, align)
+                    .ok_or(RxError::NoBuffer)?,
+            ),
         };
         first.device_write(&mut src)?;
         if let Some(run) = second.as_mut() {

@@ -171,6 +171,16 @@ fn thresholds_follow_each_drivers_rule(t: &mut Ctx) {
         old.placement(&long_headers, true, 0, ROOM, true),
         Placement::Split { head: 140 }
     );
+    // Payload packing: strict back to back, fbnic (both releases) at 128
+    // bytes (fbnic_add_rx_frag's ALIGN(len, 128)), the others not at all.
+    for p in Personality::ALL {
+        let want = match p {
+            Personality::Strict => Some(1),
+            Personality::Fbnic | Personality::Fbnic618 => Some(128),
+            _ => None,
+        };
+        check_eq!(t, p.profile().payload_packing, want);
+    }
     // Everything else as the fixed driver: its limits and refusals.
     let new = Personality::Fbnic.profile();
     check_eq!(

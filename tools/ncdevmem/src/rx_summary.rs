@@ -14,6 +14,9 @@ pub struct Summary {
     pub frags: u64,
     pub page_aligned: u64,
     pub unaligned: u64,
+    /// Frags that start off a page boundary of the dma-buf (payloads the NIC
+    /// packed into shared buffers).
+    pub mid_page_starts: u64,
     pub largest_frag: u32,
     pub tokens_returned: u64,
     pub errors: u64,
@@ -39,10 +42,16 @@ impl Summary {
                     self.linear_bytes += u64::from(size);
                 }
                 DevmemMsg::Dmabuf {
-                    size, dmabuf_id, ..
+                    offset,
+                    size,
+                    dmabuf_id,
+                    ..
                 } => {
                     devmem = true;
                     self.frags += 1;
+                    if !offset.is_multiple_of(4096) {
+                        self.mid_page_starts += 1;
+                    }
                     self.dmabuf_bytes += u64::from(size);
                     self.largest_frag = self.largest_frag.max(size);
                     if (size as usize).is_multiple_of(4096) {
@@ -72,15 +81,15 @@ impl Summary {
         let tcp = self.tcp.fields(json);
         if json {
             format!(
-                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"largest_frag\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1},{tcp},\"nic\":\"{}\"}}",
+                "{{\"role\":\"{role}\",\"bytes\":{},\"dmabuf_bytes\":{},\"linear_bytes\":{},\"frags\":{},\"page_aligned_frags\":{},\"non_page_aligned_frags\":{},\"mid_page_starts\":{},\"largest_frag\":{},\"tokens_returned\":{},\"validation_errors\":{},\"wrong_dmabuf\":{},\"secs\":{:.3},\"mibps\":{:.1},{tcp},\"nic\":\"{}\"}}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
-                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
+                self.mid_page_starts, self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
             )
         } else {
             format!(
-                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} largest_frag={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1} {tcp} nic={}",
+                "ncdevmem-rs {role}: bytes={} dmabuf_bytes={} linear_bytes={} frags={} page_aligned={} non_page_aligned={} mid_page_starts={} largest_frag={} tokens_returned={} validation_errors={} wrong_dmabuf={} secs={:.2} mibps={:.1} {tcp} nic={}",
                 self.bytes, self.dmabuf_bytes, self.linear_bytes, self.frags, self.page_aligned, self.unaligned,
-                self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
+                self.mid_page_starts, self.largest_frag, self.tokens_returned, self.errors, self.wrong_dmabuf, self.secs, rate, self.nic
             )
         }
     }
@@ -149,6 +158,19 @@ mod tests {
     }
 
     #[test]
+    fn frags_starting_off_a_page_boundary_are_counted() {
+        let mut s = Summary::default();
+        let at = |offset: u64| DevmemMsg::Dmabuf {
+            offset,
+            size: 1448,
+            token: 0,
+            dmabuf_id: 3,
+        };
+        s.count(&[at(0), at(1536), at(8192), at(12288 + 128)], 4 * 1448, 3);
+        assert_eq!((s.frags, s.mid_page_starts), (4, 2));
+    }
+
+    #[test]
     fn frags_in_another_dmabuf_are_counted_and_fail_the_run() {
         let mut s = Summary::default();
         s.count(
@@ -189,6 +211,7 @@ mod tests {
             frags: 800,
             page_aligned: 700,
             unaligned: 100,
+            mid_page_starts: 0,
             largest_frag: 4096,
             tokens_returned: 800,
             errors: 2,
@@ -206,11 +229,11 @@ mod tests {
         };
         assert_eq!(
             s.line(false, "server"),
-            "ncdevmem-rs server: bytes=3145728 dmabuf_bytes=3145528 linear_bytes=200 frags=800 page_aligned=700 non_page_aligned=100 largest_frag=4096 tokens_returned=800 validation_errors=2 wrong_dmabuf=1 secs=2.00 mibps=1.5 tcp_total_retrans=5 tcp_retrans=0 tcp_lost=0 tcp_reordering=3 tcp_rcv_ooopack=12 tcp_dsack_dups=n/a nic=devmemnic (split-all)"
+            "ncdevmem-rs server: bytes=3145728 dmabuf_bytes=3145528 linear_bytes=200 frags=800 page_aligned=700 non_page_aligned=100 mid_page_starts=0 largest_frag=4096 tokens_returned=800 validation_errors=2 wrong_dmabuf=1 secs=2.00 mibps=1.5 tcp_total_retrans=5 tcp_retrans=0 tcp_lost=0 tcp_reordering=3 tcp_rcv_ooopack=12 tcp_dsack_dups=n/a nic=devmemnic (split-all)"
         );
         assert_eq!(
             s.line(true, "server"),
-            "{\"role\":\"server\",\"bytes\":3145728,\"dmabuf_bytes\":3145528,\"linear_bytes\":200,\"frags\":800,\"page_aligned_frags\":700,\"non_page_aligned_frags\":100,\"largest_frag\":4096,\"tokens_returned\":800,\"validation_errors\":2,\"wrong_dmabuf\":1,\"secs\":2.000,\"mibps\":1.5,\"tcp_total_retrans\":5,\"tcp_retrans\":0,\"tcp_lost\":0,\"tcp_reordering\":3,\"tcp_rcv_ooopack\":12,\"tcp_dsack_dups\":null,\"nic\":\"devmemnic (split-all)\"}"
+            "{\"role\":\"server\",\"bytes\":3145728,\"dmabuf_bytes\":3145528,\"linear_bytes\":200,\"frags\":800,\"page_aligned_frags\":700,\"non_page_aligned_frags\":100,\"mid_page_starts\":0,\"largest_frag\":4096,\"tokens_returned\":800,\"validation_errors\":2,\"wrong_dmabuf\":1,\"secs\":2.000,\"mibps\":1.5,\"tcp_total_retrans\":5,\"tcp_retrans\":0,\"tcp_lost\":0,\"tcp_reordering\":3,\"tcp_rcv_ooopack\":12,\"tcp_dsack_dups\":null,\"nic\":\"devmemnic (split-all)\"}"
         );
     }
 }
