@@ -362,7 +362,7 @@ impl SkBuff {
         // that frag is of `raw` and ends at `off`, so it then covers bytes of
         // `raw` written for it, which the frag's own reference keeps.
         if unsafe {
-            bindings::dmn_skb_coalesce_rx_frag_netmem(self.ptr.as_ptr(), raw, off, len, len)
+            bindings::dmn_skb_coalesce_rx_frag_netmem(self.ptr.as_ptr(), raw, off, len, truesize)
         } {
             return Ok(true);
         }
