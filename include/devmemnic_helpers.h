@@ -123,7 +123,6 @@ struct dmn_gso {
 	u16 size;
 	u16 segs;
 };
-unsigned int dmn_skb_headlen(const struct sk_buff *skb);
 bool dmn_skb_csum_partial(const struct sk_buff *skb);
 void dmn_skb_set_csum_unnecessary(struct sk_buff *skb);
 void dmn_skb_set_csum_complete(struct sk_buff *skb, __wsum csum);
@@ -141,8 +140,6 @@ void dmn_skb_frag_copy(const struct sk_buff *skb, unsigned int i, unsigned int o
 		       unsigned int len);
 bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_addr_t *addr);
 const struct net_device *dmn_skb_dev(const struct sk_buff *skb);
-void dmn_kfree_skb_any(struct sk_buff *skb);
-void dmn_consume_skb_any(struct sk_buff *skb);
 unsigned int dmn_skb_build_size(unsigned int data_len);
 void dmn_local_bh_disable(void);
 void dmn_local_bh_enable(void);
@@ -151,7 +148,6 @@ struct dmn_gso dmn_skb_gso(const struct sk_buff *skb);
 void dmn_skb_set_gso(struct sk_buff *skb, struct dmn_gso gso);
 void dmn_skb_set_gro(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 inner_nh_off,
 		     __be16 inner_proto, struct dmn_gso gso);
-struct sk_buff *dmn_skb_gso_segment(struct sk_buff *skb);
 struct sk_buff *dmn_skb_list_pop(struct sk_buff **list);
 void *dmn_skb_data_mut(struct sk_buff *skb);
 void dmn_skb_set_hash(struct sk_buff *skb, u32 hash, bool l4);
@@ -167,7 +163,6 @@ bool dmn_ring_empty(struct ptr_ring *ring);
 
 /* Page pools and netmem. */
 long dmn_page_pool_outstanding(struct page_pool *pool);
-void dmn_page_pool_debug(struct page_pool *pool);
 /* A page frag of KUnit's frames (skb.c). */
 void dmn_skb_add_page_frag(struct sk_buff *skb, unsigned int i, struct page *page,
 			   unsigned int off, unsigned int size, unsigned int truesize);

@@ -173,8 +173,28 @@ impl PagePool {
 
     /// Logs the pool's accounting (debug).
     pub(crate) fn debug(&self) {
-        // SAFETY: the pool is live.
-        unsafe { bindings::dmn_page_pool_debug(self.ptr.as_ptr()) }
+        let pool = self.ptr.as_ptr();
+        // SAFETY: the pool is live (type invariant); the counters are read
+        // racily, as a log line may.
+        let (hold, release, cached, users, mp) = unsafe {
+            (
+                core::ptr::read_volatile(&(*pool).pages_state_hold_cnt),
+                core::ptr::read_volatile(&(*pool).pages_state_release_cnt.counter),
+                core::ptr::read_volatile(&(*pool).alloc.count),
+                core::ptr::read_volatile(&(*pool).user_cnt.refs.counter),
+                (*pool).mp_priv,
+            )
+        };
+        pr_info!(
+            "pool {:p} hold {} release {} alloc.count {} outstanding {} user_cnt {} mp {:p}\n",
+            pool,
+            hold,
+            release,
+            cached,
+            self.outstanding(),
+            users,
+            mp
+        );
     }
 
     /// Whether the pool was created with `PP_FLAG_ALLOW_UNREADABLE_NETMEM`.

@@ -87,8 +87,10 @@ impl SkBuff {
 
     /// Bytes in the linear part.
     pub(super) fn headlen(&self) -> usize {
-        // SAFETY: the skb is valid (type invariant).
-        unsafe { bindings::dmn_skb_headlen(self.ptr.as_ptr()) as usize }
+        // SAFETY: the skb is valid (type invariant); `len` and `data_len` are
+        // plain fields (`skb_headlen()`).
+        let (len, data_len) = unsafe { ((*self.ptr.as_ptr()).len, (*self.ptr.as_ptr()).data_len) };
+        (len - data_len) as usize
     }
 
     /// The linear part (from `data`).
@@ -259,7 +261,12 @@ impl SkBuff {
     /// Frees a frame that was delivered (not a drop).
     pub(crate) fn consume(self) {
         // SAFETY: we own the skb; it is not used after this.
-        unsafe { bindings::dmn_consume_skb_any(self.into_raw()) }
+        unsafe {
+            bindings::dev_kfree_skb_any_reason(
+                self.into_raw(),
+                bindings::skb_drop_reason_SKB_CONSUMED,
+            )
+        }
     }
 
     /// Writes the L4 checksum that `frame`'s sender left to the device
@@ -454,8 +461,9 @@ impl SkBuff {
             return None;
         }
         if self.gso().size != 0 {
+            // (`skb_gso_segment()`: no features, the TX path.)
             // SAFETY: we own the skb, a readable GSO one.
-            let segs = unsafe { bindings::dmn_skb_gso_segment(self.ptr.as_ptr()) };
+            let segs = unsafe { bindings::__skb_gso_segment(self.ptr.as_ptr(), 0, true) };
             if segs.is_null() || kernel::error::from_err_ptr(segs).is_err() {
                 return None;
             }
@@ -523,7 +531,12 @@ impl SkBuff {
 impl Drop for SkBuff {
     fn drop(&mut self) {
         // SAFETY: we own the skb (type invariant); it is freed once, here.
-        unsafe { bindings::dmn_kfree_skb_any(self.ptr.as_ptr()) }
+        unsafe {
+            bindings::dev_kfree_skb_any_reason(
+                self.ptr.as_ptr(),
+                bindings::skb_drop_reason_SKB_DROP_REASON_NOT_SPECIFIED,
+            )
+        }
     }
 }
 

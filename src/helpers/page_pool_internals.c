@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What devmemnic reads of a page pool beyond its API under its ring's locks:
- * buffers still out (for keeping a devmem pool until they return), and a
- * debug dump.
+ * buffers still out (for keeping a devmem pool until they return).
  */
 #include <linux/ptr_ring.h>
 #include <net/page_pool/helpers.h>
@@ -30,17 +29,4 @@ long dmn_page_pool_outstanding(struct page_pool *pool)
 	spin_unlock(&r->producer_lock);
 	spin_unlock_bh(&r->consumer_lock);
 	return held - cached;
-}
-
-void dmn_page_pool_debug(struct page_pool *pool)
-{
-	int i, ring = 0;
-
-	for (i = 0; i < pool->ring.size; i++)
-		if (READ_ONCE(pool->ring.queue[i]))
-			ring++;
-	pr_info("devmemnic: pool %px hold %u release %d alloc.count %u ring %d/%d user_cnt %d mp %px\n",
-		pool, READ_ONCE(pool->pages_state_hold_cnt),
-		atomic_read(&pool->pages_state_release_cnt), pool->alloc.count, ring,
-		pool->ring.size, refcount_read(&pool->user_cnt), pool->mp_priv);
 }

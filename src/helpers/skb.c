@@ -17,11 +17,6 @@ unsigned int dmn_rx_headroom(void)
 	return NET_SKB_PAD + NET_IP_ALIGN;
 }
 
-unsigned int dmn_skb_headlen(const struct sk_buff *skb)
-{
-	return skb_headlen(skb);
-}
-
 /* The linear part to write, or NULL when a clone shares it. */
 void *dmn_skb_data_mut(struct sk_buff *skb)
 {
@@ -112,12 +107,6 @@ void dmn_skb_set_gro(struct sk_buff *skb, u16 nh_off, u16 th_off, u16 inner_nh_o
 	dmn_skb_set_gso(skb, gso);
 }
 
-/* A GSO @skb's segments (a list through ->next), an ERR_PTR or NULL. */
-struct sk_buff *dmn_skb_gso_segment(struct sk_buff *skb)
-{
-	return skb_gso_segment(skb, 0);
-}
-
 /* Unlinks the first skb of a list through ->next. */
 struct sk_buff *dmn_skb_list_pop(struct sk_buff **list)
 {
@@ -194,16 +183,6 @@ bool dmn_skb_frag_net_iov_dma(const struct sk_buff *skb, unsigned int i, dma_add
 const struct net_device *dmn_skb_dev(const struct sk_buff *skb)
 {
 	return skb->dev;
-}
-
-void dmn_kfree_skb_any(struct sk_buff *skb)
-{
-	dev_kfree_skb_any(skb);
-}
-
-void dmn_consume_skb_any(struct sk_buff *skb)
-{
-	dev_consume_skb_any(skb);
 }
 
 /* Bytes a buffer needs to hold @data_len bytes after headroom as an skb head. */
