@@ -175,6 +175,11 @@ impl NetDev {
         self.features() & netif_f(bindings::NETIF_F_NTUPLE_BIT) != 0
     }
 
+    /// Whether the receive checksum engine is on (`ethtool -K rx-checksumming`).
+    pub(crate) fn rx_csum_enabled(&self) -> bool {
+        self.features() & netif_f(bindings::NETIF_F_RXCSUM_BIT) != 0
+    }
+
     /// Whether receive coalescing is on (`ethtool -K rx-gro-hw`).
     pub(crate) fn gro_hw_enabled(&self) -> bool {
         self.features() & feature_gro_hw() != 0

@@ -881,6 +881,11 @@ queue_counters! {
         /// dropped (counted in `drops` too) when their payload went to device
         /// memory, where the stack cannot check it.
         csum_bad => csum_bad,
+        /// Frames dropped before device memory, their sum neither verified
+        /// nor reported complete (`rx-checksumming off`, a bad sum, or not
+        /// a segment the device checks), which the stack could not check
+        /// there either (counted in `drops` too).
+        csum_unverified,
         /// Frames reported `CHECKSUM_COMPLETE` (the mlx5 personality): their
         /// sum is the stack's to check, good or bad.
         csum_complete,

@@ -566,6 +566,28 @@ pools_drained() {
 	return 1
 }
 
+# A kernel warning the caller provokes on purpose, in function $1 (a path
+# where the kernel itself warns; "f|g": either, as inlining names it):
+# scripts/vm-run leaves such a warning out of its console check until
+# expect_warning_end; the WARN_ONCE sites are re-armed (debugfs
+# clear_warn_once), so that warned $1 can say whether one came.
+expect_warning() { # function[|function...]
+	echo 1 >/sys/kernel/debug/clear_warn_once || return 1
+	echo "devmemnic-expect-warning: begin $1" >/dev/kmsg
+}
+expect_warning_end() {
+	echo "devmemnic-expect-warning: end" >/dev/kmsg
+}
+
+# Whether the kernel warned in function $1 (as expect_warning) since the last
+# expect_warning.
+warned() { # function[|function...]
+	dmesg | awk -v want="$1" 'BEGIN { n = split(want, f, "|") }
+		/devmemnic-expect-warning: begin/ { w = 0 }
+		/WARNING:/ { for (i = 1; i <= n; i++) if (index($0, " " f[i] "+")) w = 1 }
+		END { exit !w }'
+}
+
 # rmmod, then: every devmem buffer had come back (teardown found no retired
 # pool waiting), no page pool is left waiting for buffers, and nothing was
 # reported.

@@ -351,6 +351,7 @@ padded_small_segments_run() {
 # each aggregate's first frame counted as built, as mlx5 counts it).
 mlx5_checksum_complete() {
 	setup_pair || return 1
+	quiet_wire || return 1
 	ethtool -K dmnic0 tso off gso off || return 1
 	use_personality mlx5 || return 1
 	local bytes=$(($(tier 2 32) * MIB)) cc0 bad0 err0 corr0 agg0 cc bad err corr agg
@@ -386,6 +387,99 @@ mlx5_checksum_complete() {
 	unload_clean || return 1
 }
 
+# rx-checksumming off: the device's receive engine checks and reports no
+# sum. In host memory (2 MiB, TSO off, 2% of the frames corrupted past their
+# headers) the stack sums every frame: it finds exactly the corrupted ones
+# (TcpInCsumErrors grows by rxN_wire_corrupted), the NIC calls no sum bad
+# and reports none complete, and the bytes arrive intact. Into device
+# memory the stack could not sum the payload (it would warn and drop it):
+# the device drops those frames before the dma-buf, counted
+# (rxN_csum_unverified), and none reaches it; with the engine back on the
+# same receiver gets every byte.
+rx_csum_off() {
+	setup_pair || return 1
+	# (Only TCP on the wire: a corrupted MLD report is no TCP error.)
+	quiet_wire || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	ip netns exec peer ethtool -K dmnic1 rx off || return 1
+	ip netns exec peer ethtool -k dmnic1 | grep -q "^rx-checksumming: off" || { echo "rx-checksumming still on"; return 1; }
+	local bytes=$(($(tier 2 32) * MIB)) cc0 bad0 err0 corr0 un0 dm0 cc bad err corr un dm pid cpid
+	cc0=$(rx_sum dmnic1 csum_complete peer)
+	bad0=$(rx_sum dmnic1 csum_bad peer)
+	err0=$(snmp_tcp InCsumErrors peer)
+	corr0=$(rx_sum dmnic1 wire_corrupted peer)
+	set_faults seed=7 corrupt_from=80 corrupt_to=1500 corrupt_ppm=20000 || return 1
+	xfer_check 10.9.0.2 5350 $bytes || { faults_off; return 1; }
+	faults_off || return 1
+	cc=$(($(rx_sum dmnic1 csum_complete peer) - cc0))
+	bad=$(($(rx_sum dmnic1 csum_bad peer) - bad0))
+	err=$(($(snmp_tcp InCsumErrors peer) - err0))
+	corr=$(($(rx_sum dmnic1 wire_corrupted peer) - corr0))
+	echo "info: host memory: $corr frames corrupted on the wire, $err bad sums found by TCP, $bad by the NIC, $cc reported complete"
+	[ "$corr" -gt 0 ] || { echo "nothing was corrupted"; return 1; }
+	[ "$err" = "$corr" ] || { echo "TCP found $err bad sums; the wire corrupted $corr frames"; return 1; }
+	[ "$bad" = 0 ] && [ "$cc" = 0 ] || { echo "the NIC judged sums with its engine off"; return 1; }
+	# Devmem: the receiver binds and listens; the client's data never lands.
+	un0=$(rx_sum dmnic1 csum_unverified peer)
+	dm0=$(rx_sum dmnic1 devmem_packets peer)
+	rs_server 5351 /tmp/rco.out -c 10.9.0.1 -v 7
+	pid=$RS_PID
+	wait_listen 5351 || return 1
+	ncdevmem-rs -s 10.9.0.2 -p 5351 -v 7 --bytes $((256 * 1024)) >/dev/null 2>&1 &
+	cpid=$!
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ $(($(rx_sum dmnic1 csum_unverified peer) - un0)) -ge 10 ] && break
+		sleep 0.1
+	done
+	un=$(($(rx_sum dmnic1 csum_unverified peer) - un0))
+	dm=$(($(rx_sum dmnic1 devmem_packets peer) - dm0))
+	kill $cpid $pid 2>/dev/null
+	wait $cpid $pid 2>/dev/null
+	echo "info: device memory: $un frames dropped unverified, $dm into the dma-buf"
+	[ "$un" -ge 10 ] || { echo "only $un frames dropped unverified"; return 1; }
+	[ "$dm" = 0 ] || { echo "$dm frames went into device memory unverified"; return 1; }
+	ip netns exec peer ethtool -K dmnic1 rx on || return 1
+	rs_transfer 5352 $((256 * 1024)) /tmp/rcn.out || return 1
+	unload_clean || return 1
+}
+
+# The mlx5 personality delivers a corrupted frame into device memory as
+# mlx5 does: CHECKSUM_COMPLETE, the verdict the stack's. The stack cannot
+# sum payload there: __skb_checksum() warns (WARN_ON_ONCE, re-armed for the
+# test and expected on the console) and TCP drops the frame, and the sender
+# sends it again. Devmem RX of 2 MiB with 1% of the frames corrupted past
+# their headers: every byte validated, TCP found exactly the corrupted
+# frames bad (TcpInCsumErrors), the NIC judged none (rxN_csum_bad), and the
+# kernel warned.
+mlx5_corrupted_into_device_memory() {
+	setup_pair || return 1
+	quiet_wire || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	use_personality mlx5 || return 1
+	devmem_admin mlx5 || return 1
+	local bytes=$(($(tier 2 32) * MIB)) bad0 err0 corr0 dm0 bad err corr dm rc=0
+	bad0=$(rx_sum dmnic1 csum_bad peer)
+	err0=$(snmp_tcp InCsumErrors peer)
+	corr0=$(rx_sum dmnic1 wire_corrupted peer)
+	dm0=$(rx_sum dmnic1 devmem_packets peer)
+	# (Stock kernels inline it into skb_checksum().)
+	expect_warning "__skb_checksum|skb_checksum" || return 1
+	rs_transfer 5353 $bytes /tmp/mcd.out --wire-faults seed=9,corrupt_from=80,corrupt_to=1500,corrupt_ppm=10000 || rc=1
+	expect_warning_end
+	[ $rc = 0 ] || return 1
+	bad=$(($(rx_sum dmnic1 csum_bad peer) - bad0))
+	err=$(($(snmp_tcp InCsumErrors peer) - err0))
+	corr=$(($(rx_sum dmnic1 wire_corrupted peer) - corr0))
+	dm=$(($(rx_sum dmnic1 devmem_packets peer) - dm0))
+	echo "info: $corr frames corrupted on the wire, $dm into device memory, $err bad sums found by TCP, $bad by the NIC"
+	[ "$corr" -gt 0 ] || { echo "nothing was corrupted"; return 1; }
+	[ "$err" = "$corr" ] || { echo "TCP found $err bad sums; the wire corrupted $corr frames"; return 1; }
+	[ "$bad" = 0 ] || { echo "the NIC judged $bad sums itself"; return 1; }
+	warned "__skb_checksum|skb_checksum" || { echo "the kernel did not warn in __skb_checksum"; return 1; }
+	unload_clean || return 1
+}
+
 run_test wire/seeded-and-counted seeded_and_counted
 run_test wire/ncdevmem-rs-all-faults rs_all_faults
 run_test wire/netem-sender-egress netem_sender
@@ -393,4 +487,6 @@ run_test wire/delay-keeps-order delay_keeps_order
 run_test wire/heavy-loss-and-killed-with-tokens-out heavy_loss_and_killed
 run_test wire/padded-small-segments-into-device-memory padded_small_segments
 run_test wire/mlx5-checksum-complete mlx5_checksum_complete
+run_test wire/rx-checksumming-off rx_csum_off
+run_test wire/mlx5-corrupted-into-device-memory mlx5_corrupted_into_device_memory
 exit $GUEST_FAILED

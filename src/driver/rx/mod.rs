@@ -51,6 +51,8 @@ fn packs(devmem: bool, len: usize) -> bool {
 /// What the coalescer found out about a frame before it is built.
 #[derive(Clone, Copy)]
 struct Seen {
+    /// The device's receive checksum engine is on (`rx-checksumming`).
+    csum_engine: bool,
     /// Its complete TCP checksum holds (the receive engine need not sum it).
     verified: bool,
     /// It may start an aggregate: a small payload in host memory is packed,
@@ -282,6 +284,7 @@ impl NapiPoll for RxQueue {
         let rx = Rx {
             sender,
             gro,
+            csum: ctx.dev().rx_csum_enabled(),
             xdp: xdp.as_ref(),
         };
         // Frames came off the ring (room for the sender).
@@ -375,6 +378,8 @@ pub(super) struct Rx<'a, 'p> {
     pub(super) sender: &'a NetDev,
     /// `rx-gro-hw` is on.
     pub(super) gro: bool,
+    /// `rx-checksumming` is on.
+    pub(super) csum: bool,
     /// The XDP program attached, if any.
     pub(super) xdp: Option<&'a XdpProgRef<'p>>,
 }
@@ -398,7 +403,7 @@ impl RxQueue {
             }
             let copies = if fault.duplicate { 2 } else { 1 };
             for _ in 0..copies {
-                match self.receive(ctx, st, &wire, rx.gro, rx.xdp) {
+                match self.receive(ctx, st, &wire, rx) {
                     Ok(()) => {
                         self.stats.packets.add(u64::from(frame.segments()));
                         self.stats.bytes.add(wire.len as u64);
@@ -426,13 +431,13 @@ impl RxQueue {
         ctx: &NapiCtx<'_>,
         st: &mut RxState,
         wire: &Wire<'_>,
-        gro: bool,
-        xdp: Option<&XdpProgRef<'_>>,
+        rx: &Rx<'_, '_>,
     ) -> Result<(), RxError> {
         let Some(mem) = st.mem.as_mut() else {
             return Err(RxError::Fault);
         };
-        if let Some(prog) = xdp {
+        let gro = rx.gro;
+        if let Some(prog) = rx.xdp {
             st.xdp_redirected |= self.receive_xdp(ctx, mem, wire, prog)?;
             return Ok(());
         }
@@ -483,6 +488,7 @@ impl RxQueue {
         let starts_run =
             single && slot.is_some() && seg.as_ref().is_some_and(|s| s.may_start_run());
         let seen = Seen {
+            csum_engine: rx.csum,
             verified,
             starts_run,
         };
@@ -520,6 +526,7 @@ impl RxQueue {
         seen: Seen,
     ) -> Result<(SkBuff, bool), RxError> {
         let Seen {
+            csum_engine,
             verified,
             starts_run,
         } = seen;
@@ -545,18 +552,23 @@ impl RxQueue {
         // `CHECKSUM_COMPLETE` (mlx5) sums the frame and leaves the verdict
         // to the stack. Otherwise a sum the sender left to the device is
         // written below; a complete one (a frame forwarded onto the wire, or
-        // a raw socket's) is verified, as a NIC does.
+        // a raw socket's) is verified, as a NIC does. With the engine off
+        // (`rx-checksumming off`) it checks and reports nothing: the stack
+        // sums every frame itself (`CHECKSUM_NONE`).
         // (`None`: a partial sum; `Some(None)`: not a segment it checks.)
-        let complete = if mem
-            .profile
-            .reports_complete(len, frame.segments(), || ip_protocol(peek))
+        let complete = if csum_engine
+            && mem
+                .profile
+                .reports_complete(len, frame.segments(), || ip_protocol(peek))
         {
             self.complete_sum(wire, peek, len)
         } else {
             None
         };
         let verdict = (complete.is_none() && !wire.csum_partial()).then(|| {
-            if verified {
+            if !csum_engine {
+                None
+            } else if verified {
                 Some(true)
             } else {
                 self.rx_csum(wire, peek, len)
@@ -565,11 +577,17 @@ impl RxQueue {
         let into_device_memory = mem.devmem
             && matches!(placement, Placement::Split { head }
                 if build_size(head as u32) as usize <= kernel::page::PAGE_SIZE);
-        if into_device_memory && verdict.is_some_and(|v| v != Some(true)) {
-            // The stack could not check a sum over device memory either.
+        // A sum neither verified nor reported complete: the stack could not
+        // check it over device memory either (it would warn and drop).
+        let unverified = match verdict {
+            Some(v) => v != Some(true),
+            None => complete.is_none() && !csum_engine,
+        };
+        if into_device_memory && unverified {
             if verdict == Some(Some(false)) {
                 self.stats.csum_bad.add(1);
             }
+            self.stats.csum_unverified.add(1);
             return Err(RxError::CsumUnverified);
         }
         let mut split = false;
@@ -620,9 +638,12 @@ impl RxQueue {
             (None, None) => {
                 // The sender left the checksum to the "hardware": write it
                 // (what packet sockets on this side see), and as the virtual
-                // wire cannot corrupt it, report it verified.
+                // wire cannot corrupt it, report it verified (if the engine
+                // reports anything).
                 skb.fill_tx_csum(frame);
-                skb.set_csum_unnecessary();
+                if csum_engine {
+                    skb.set_csum_unnecessary();
+                }
             }
             (None, Some(Some(true))) => skb.set_csum_unnecessary(),
             (None, Some(Some(false))) => self.stats.csum_bad.add(1),
