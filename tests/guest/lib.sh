@@ -566,6 +566,58 @@ pools_drained() {
 	return 1
 }
 
+# --- a hostile wire: devmemnic's wire faults (Documentation/hardening.rst) ---
+
+# dmnic1's knobs (its parent is devmemnic.1).
+FAULTS=/sys/kernel/debug/devmemnic/devmemnic.1/wire_faults
+
+# Sets dmnic1's wire faults: set_faults name=value ...
+set_faults() {
+	local kv
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$FAULTS/${kv%%=*}" || { echo "cannot set ${kv%%=*}"; return 1; }
+	done
+}
+
+FAULT_RATES="drop_ppm burst_enter_ppm duplicate_ppm reorder_ppm corrupt_ppm truncate_ppm delay_us jitter_us"
+
+faults_off() {
+	local f
+	for f in $FAULT_RATES; do
+		set_faults "$f=0" || return 1
+	done
+}
+
+# Every fault knob is off (0), or the one named says what it holds.
+faults_are_off() {
+	local f v
+	for f in $FAULT_RATES; do
+		v=$(cat "$FAULTS/$f")
+		[ "$v" = 0 ] || { echo "$f is $v"; return 1; }
+	done
+}
+
+# Every fault at once at moderate rates (2% loss, 1% duplicates, 25% of the
+# frames held behind 3 later ones, 0.5% with a byte corrupted, 1 ms of delay
+# give or take 1 ms): for set_faults (words) or ncdevmem-rs --wire-faults.
+MODERATE_FAULTS=drop_ppm=20000,duplicate_ppm=10000,reorder_ppm=250000,reorder_gap=3,corrupt_ppm=5000,delay_us=1000,jitter_us=1000
+
+# A TcpExt counter (/proc/net/netstat) of namespace $2 (here if none).
+tcpext() { # name [ns]
+	in_ns "${2:-}" cat /proc/net/netstat | awk -v n="$1" '
+		$1 == "TcpExt:" { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		                  else { for (i = 2; i <= NF; i++) if (k[i] == n) print $i } }'
+}
+
+# A counter of /proc/net/snmp's line $1 ("Tcp", "Udp") of namespace $3
+# (here if none).
+snmp() { # line name [ns]
+	in_ns "${3:-}" cat /proc/net/snmp | awk -v l="$1:" -v n="$2" '
+		$1 == l { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
+		          else { for (i = 2; i <= NF; i++) if (k[i] == n) print $i } }'
+}
+snmp_tcp() { snmp Tcp "$@"; }
+
 # A kernel warning the caller provokes on purpose, in function $1 (a path
 # where the kernel itself warns; "f|g": either, as inlining names it):
 # scripts/vm-run leaves such a warning out of its console check until

@@ -105,6 +105,51 @@ lease_rs_rx() { # devmem|zcrx
 	unload_clean || return 1
 }
 
+# ncdevmem-rs devmem RX in the container through every fault at once at
+# moderate rates on what dmnic1 receives (set from the host: the container
+# sees only netkit), the remote sender's TSO and GSO off: every byte
+# validated and every token returned, every fault happened, the container's
+# TCP queued out of order, the remote host retransmitted what was lost.
+lease_rs_rx_faults() {
+	local port=5612 q bytes=$(($(tier 4 64) * 1024 * 1024)) spid rc=0 f k v0 v
+	q=$(lease_setup) || { echo "$q"; return 1; }
+	lease_steer $port || return 1
+	ip netns exec remote ethtool -K dmnic0 tso off gso off || return 1
+	declare -A before
+	for k in wire_lost wire_duplicated wire_reordered wire_corrupted; do
+		before[$k]=$(rx_sum dmnic1 $k)
+	done
+	before[ofo]=$(tcpext TCPOFOQueue cont)
+	before[rt]=$(snmp_tcp RetransSegs remote)
+	# shellcheck disable=SC2086 # (words)
+	set_faults seed=41 ${MODERATE_FAULTS//,/ } || return 1
+	ip netns exec cont ncdevmem-rs -l -n -f nkc -s 10.10.0.2 -p $port -t "$q" -q 1 -v 7 \
+		--size $((32 * 1024 * 1024)) >/tmp/lf.out 2>/tmp/lf.err &
+	spid=$!
+	if wait_listen $port cont; then
+		ip netns exec remote ncdevmem-rs -s 10.10.0.2 -p $port -v 7 --bytes $bytes >/dev/null || rc=1
+		wait $spid || { tail -5 /tmp/lf.err; rc=1; }
+	else
+		tail -5 /tmp/lf.err
+		rc=1
+	fi
+	faults_off || return 1
+	[ $rc = 0 ] || return 1
+	check_rs_summary /tmp/lf.out $bytes || return 1
+	f=""
+	for k in wire_lost wire_duplicated wire_reordered wire_corrupted; do
+		v=$(($(rx_sum dmnic1 $k) - before[$k]))
+		f="$f $v ${k#wire_},"
+		[ "$v" -gt 0 ] || { echo "no frame $k"; return 1; }
+	done
+	v0=$(($(tcpext TCPOFOQueue cont) - before[ofo]))
+	v=$(($(snmp_tcp RetransSegs remote) - before[rt]))
+	echo "info: through the leased queue: wire:$f TCP: $v0 out-of-order in the container, $v retransmitted"
+	[ "$v0" -gt 0 ] || { echo "no out-of-order segment"; return 1; }
+	[ $((v + 5)) -ge $(($(rx_sum dmnic1 wire_lost) - before[wire_lost])) ] || { echo "fewer retransmitted than lost"; return 1; }
+	unload_clean || return 1
+}
+
 # Devmem TX from the container: ncdevmem-rs binds its dma-buf for TX on nkc
 # (the kernel binds it to the leased queue's device, dmnic1) and sends 8 MiB
 # of the -v 7 pattern to a listener on the remote host (md5 checked); dmnic1
@@ -202,6 +247,7 @@ lease_unload_while_leased() {
 run_test lease/upstream-ncdevmem-rx-in-container lease_upstream_rx
 run_test lease/ncdevmem-rs-rx-in-container lease_rs_rx devmem
 run_test lease/zcrx-in-container lease_rs_rx zcrx
+run_test lease/ncdevmem-rs-rx-through-all-faults lease_rs_rx_faults
 run_test lease/devmem-tx-from-container lease_tx
 run_test lease/netkit-deleted-under-traffic lease_netkit_deleted
 run_test lease/unload-while-leased lease_unload_while_leased

@@ -7,34 +7,6 @@
 # impair a wire.
 source /extra/lib.sh
 MIB=$((1024 * 1024))
-# dmnic1's knobs (its parent is devmemnic.1).
-FAULTS=/sys/kernel/debug/devmemnic/devmemnic.1/wire_faults
-
-# Sets dmnic1's wire faults: set_faults name=value ...
-set_faults() {
-	local kv
-	for kv in "$@"; do
-		echo "${kv#*=}" >"$FAULTS/${kv%%=*}" || { echo "cannot set ${kv%%=*}"; return 1; }
-	done
-}
-
-FAULT_RATES="drop_ppm burst_enter_ppm duplicate_ppm reorder_ppm corrupt_ppm truncate_ppm delay_us jitter_us"
-
-faults_off() {
-	local f
-	for f in $FAULT_RATES; do
-		set_faults "$f=0" || return 1
-	done
-}
-
-# Every fault knob is off (0), or the one named says what it holds.
-faults_are_off() {
-	local f v
-	for f in $FAULT_RATES; do
-		v=$(cat "$FAULTS/$f")
-		[ "$v" = 0 ] || { echo "$f is $v"; return 1; }
-	done
-}
 
 # Devmem RX of $2 bytes from dmnic0 to ncdevmem-rs on dmnic1 (port $1,
 # summary in $3), the server run with the rest of the arguments; every byte
@@ -54,22 +26,6 @@ rs_transfer() { # port bytes out [server args]
 	wait $pid || { tail -3 "$out.err"; return 1; }
 	check_rs_summary "$out" "$bytes"
 }
-
-# A TcpExt counter (/proc/net/netstat) of namespace $2 (here if none).
-tcpext() { # name [ns]
-	in_ns "${2:-}" cat /proc/net/netstat | awk -v n="$1" '
-		$1 == "TcpExt:" { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
-		                  else { for (i = 2; i <= NF; i++) if (k[i] == n) print $i } }'
-}
-
-# A counter of /proc/net/snmp's line $1 ("Tcp", "Udp") of namespace $3
-# (here if none).
-snmp() { # line name [ns]
-	in_ns "${3:-}" cat /proc/net/snmp | awk -v l="$1:" -v n="$2" '
-		$1 == l { if (!h) { for (i = 2; i <= NF; i++) k[i] = $i; h = 1 }
-		          else { for (i = 2; i <= NF; i++) if (k[i] == n) print $i } }'
-}
-snmp_tcp() { snmp Tcp "$@"; }
 
 # Sends $1 numbered UDP datagrams from here (one socket) to the peer's
 # port 5400 and prints, space-separated, the numbers that arrived (the
@@ -480,6 +436,80 @@ mlx5_corrupted_into_device_memory() {
 	unload_clean || return 1
 }
 
+# What the wire and TCP did since the last call (to fault_counts_then):
+# prints them, and fails unless every fault happened, TCP queued out of
+# order, and the sender retransmitted at least what the wire lost (but for
+# a few frames without data: the handshake's last ACK, a FIN).
+fault_counts_then() {
+	F_LOST=$(rx_sum dmnic1 wire_lost peer) F_DUP=$(rx_sum dmnic1 wire_duplicated peer)
+	F_REORD=$(rx_sum dmnic1 wire_reordered peer) F_CORR=$(rx_sum dmnic1 wire_corrupted peer)
+	F_OFO=$(tcpext TCPOFOQueue peer) F_RT=$(snmp_tcp RetransSegs)
+}
+fault_counts_since() { # label
+	local lost dup reord corr ofo rt
+	lost=$(($(rx_sum dmnic1 wire_lost peer) - F_LOST))
+	dup=$(($(rx_sum dmnic1 wire_duplicated peer) - F_DUP))
+	reord=$(($(rx_sum dmnic1 wire_reordered peer) - F_REORD))
+	corr=$(($(rx_sum dmnic1 wire_corrupted peer) - F_CORR))
+	ofo=$(($(tcpext TCPOFOQueue peer) - F_OFO))
+	rt=$(($(snmp_tcp RetransSegs) - F_RT))
+	echo "info: $1: wire: $lost lost, $dup duplicated, $reord reordered, $corr corrupted; TCP: $ofo out-of-order, $rt retransmitted"
+	[ "$lost" -gt 0 ] && [ "$dup" -gt 0 ] && [ "$reord" -gt 0 ] && [ "$corr" -gt 0 ] ||
+		{ echo "$1: a fault never happened"; return 1; }
+	[ "$ofo" -gt 0 ] || { echo "$1: no out-of-order segment"; return 1; }
+	[ $((rt + 5)) -ge "$lost" ] || { echo "$1: $rt retransmitted, fewer than the $lost lost"; return 1; }
+}
+
+# Devmem TX into devmem RX, then zcrx into a dma-buf area, each through
+# every fault at once at moderate rates on what dmnic1 receives (the
+# sender's TSO and GSO off: each wire frame one segment): ncdevmem-rs sends
+# the -v 7 pattern from its dma-buf (every zerocopy send completed, frames
+# sent from device memory) to an ncdevmem-rs devmem receiver that validates
+# every byte and returns every token; then an ncdevmem-rs zcrx receiver
+# (queue 15, a dma-heap area) validates every byte of a plain sender's
+# stream. Each: every fault happened, TCP queued out of order and
+# retransmitted what was lost, and the knobs are back to 0 after.
+devmem_tx_and_zcrx_faults() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	local bytes=$(($(tier 4 256) * MIB)) port=5360 pid dm0 dm
+	dm0=$(tx_sum dmnic0 devmem_packets)
+	fault_counts_then
+	rs_server $port /tmp/wtx.out -c 10.9.0.1 -v 7 --wire-faults seed=31,$MODERATE_FAULTS
+	pid=$RS_PID
+	wait_listen $port || return 1
+	ncdevmem-rs -f dmnic0 -s 10.9.0.2 -c 10.9.0.1 -p $port -v 7 --bytes $bytes --size $((4 * MIB)) \
+		>/tmp/wtx.tx 2>/tmp/wtx.tx.err || { tail -3 /tmp/wtx.tx.err; return 1; }
+	wait $pid || { tail -3 /tmp/wtx.out.err; return 1; }
+	check_rs_summary /tmp/wtx.out $bytes || return 1
+	echo "info: sender: $(cat /tmp/wtx.tx)"
+	[ "$(summary_field /tmp/wtx.tx completions)" = "$(summary_field /tmp/wtx.tx sends)" ] ||
+		{ echo "not every devmem TX send completed"; return 1; }
+	dm=$(($(tx_sum dmnic0 devmem_packets) - dm0))
+	[ "$dm" -gt $((bytes / 1448)) ] || { echo "only $dm frames sent from device memory"; return 1; }
+	fault_counts_since "devmem TX to devmem RX" || return 1
+	faults_are_off || { echo "(after devmem TX)"; return 1; }
+	port=5361
+	dm0=$(stat_of dmnic1 rx15_devmem_packets peer)
+	fault_counts_then
+	ip netns exec peer ethtool -G dmnic1 tcp-data-split on || return 1
+	ip netns exec peer sh -c 'mount -t debugfs none /sys/kernel/debug && exec "$@"' sh \
+		ncdevmem-rs -l --zcrx -s 10.9.0.2 -c 10.9.0.1 -p $port -f dmnic1 -t 15 -q 1 -v 7 \
+		--provider dma-heap --size $((32 * MIB)) --wire-faults seed=32,$MODERATE_FAULTS \
+		>/tmp/wz.out 2>/tmp/wz.err &
+	pid=$!
+	wait_listen $port || { cat /tmp/wz.err; return 1; }
+	ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/wz.cli || { cat /tmp/wz.cli; return 1; }
+	wait $pid || { tail -3 /tmp/wz.err; return 1; }
+	echo "info: zcrx: $(cat /tmp/wz.out)"
+	[ "$(summary_field /tmp/wz.out bytes)" = $bytes ] || { echo "zcrx received $(summary_field /tmp/wz.out bytes) bytes"; return 1; }
+	[ "$(summary_field /tmp/wz.out validation_errors)" = 0 ] || { echo "zcrx validation errors"; return 1; }
+	[ "$(stat_of dmnic1 rx15_devmem_packets peer)" -gt "$dm0" ] || { echo "nothing went into the area"; return 1; }
+	fault_counts_since zcrx || return 1
+	faults_are_off || { echo "(after zcrx)"; return 1; }
+	unload_clean || return 1
+}
+
 run_test wire/seeded-and-counted seeded_and_counted
 run_test wire/ncdevmem-rs-all-faults rs_all_faults
 run_test wire/netem-sender-egress netem_sender
@@ -489,4 +519,5 @@ run_test wire/padded-small-segments-into-device-memory padded_small_segments
 run_test wire/mlx5-checksum-complete mlx5_checksum_complete
 run_test wire/rx-checksumming-off rx_csum_off
 run_test wire/mlx5-corrupted-into-device-memory mlx5_corrupted_into_device_memory
+run_test wire/devmem-tx-and-zcrx-through-all-faults devmem_tx_and_zcrx_faults
 exit $GUEST_FAILED
