@@ -221,10 +221,11 @@ bound_queue_guards() {
 token_exhaustion() {
 	setup_pair || return 1
 	devmem_nic_setup 5204 || return 1
-	local bytes=$((16 * MIB)) pid af0 retr0
+	local bytes=$((${TE_MIB:-16} * MIB)) pid af0 retr0
+	with_wire_faults || return 1
 	af0=$(stat_of dmnic1 rx8_alloc_fail peer)
 	retr0=$(awk '/^Tcp:/ && ++n == 2 { print $13 }' /proc/net/snmp)
-	rs_server 5204 /tmp/x.out -c 10.9.0.1 -v 7 --no-config --size $((4 * MIB)) --hold-tokens-secs 3
+	rs_server 5204 /tmp/x.out -c 10.9.0.1 -v 7 --no-config --size $((${TE_DMABUF_MIB:-4} * MIB)) --hold-tokens-secs 3
 	pid=$RS_PID
 	wait_listen 5204 || return 1
 	ncdevmem-rs -s 10.9.0.2 -p 5204 -v 7 --bytes $bytes >/dev/null || return 1
@@ -236,6 +237,40 @@ token_exhaustion() {
 	echo "info: while tokens were held: $af frames found no dma-buf buffer, $retr TCP retransmits"
 	[ "$af" -gt 0 ] || { echo "the dma-buf never ran out"; return 1; }
 	[ "$retr" -gt 0 ] || { echo "no retransmits"; return 1; }
+	wire_faults_report || return 1
+}
+
+# With WIRE_FAULTS (set_faults words) set: the sender's TSO and GSO off (a
+# wire frame a segment) and dmnic1's wire faults on, counters noted for
+# wire_faults_report. Without: nothing.
+with_wire_faults() {
+	[ -n "${WIRE_FAULTS:-}" ] || return 0
+	ethtool -K dmnic0 tso off gso off || return 1
+	WF_LOST=$(rx_sum dmnic1 wire_lost peer) WF_CORR=$(rx_sum dmnic1 wire_corrupted peer)
+	WF_OFO=$(tcpext TCPOFOQueue peer)
+	# shellcheck disable=SC2086 # (words)
+	set_faults $WIRE_FAULTS
+}
+
+# Turns the faults with_wire_faults set off and says what they did: frames
+# were lost and corrupted, and TCP queued out of order.
+wire_faults_report() {
+	[ -n "${WIRE_FAULTS:-}" ] || return 0
+	faults_off || return 1
+	local lost corr ofo
+	lost=$(($(rx_sum dmnic1 wire_lost peer) - WF_LOST))
+	corr=$(($(rx_sum dmnic1 wire_corrupted peer) - WF_CORR))
+	ofo=$(($(tcpext TCPOFOQueue peer) - WF_OFO))
+	echo "info: wire faults ($WIRE_FAULTS): $lost frames lost, $corr corrupted; $ofo segments out of order"
+	[ "$lost" -gt 0 ] && [ "$corr" -gt 0 ] && [ "$ofo" -gt 0 ] || { echo "the faults did not happen"; return 1; }
+}
+
+# A dma-buf (1 MiB) far smaller than the receive window and a reader that
+# holds every token until no data came for 3 s, through every fault at once
+# at moderate rates: the dma-buf runs out (alloc_fail counted), TCP
+# retransmits into it once tokens are back, and 4 MiB arrive validated.
+token_exhaustion_faults() {
+	TE_MIB=4 TE_DMABUF_MIB=1 WIRE_FAULTS="seed=52 ${MODERATE_FAULTS//,/ }" token_exhaustion
 }
 
 # Bind, transfer, unbind, again and again, while a validated flow runs on the
@@ -245,6 +280,7 @@ token_exhaustion() {
 # overrides the count.
 bind_unbind_loop() {
 	setup_pair || return 1
+	with_wire_faults || return 1
 	ip netns exec peer ethtool -X dmnic1 equal 8 || return 1
 	ip netns exec peer dmn-xfer recv 5299 $((1 << 40)) 8 >/tmp/bg.recv 2>&1 &
 	local bg=$!
@@ -278,10 +314,18 @@ bind_unbind_loop() {
 	echo "info: $cycles bind/transfer/unbind cycles under traffic, $fails failures; background flow: $(cat /tmp/bg.recv)"
 	[ "$fails" = 0 ] || return 1
 	grep -q " errors=0$" /tmp/bg.recv || { echo "background flow corrupted"; return 1; }
-	[ "$(sed -n 's/.* bytes=\([0-9]*\) .*/\1/p' /tmp/bg.recv)" -gt $((8 * MIB)) ] || { echo "background flow stalled"; return 1; }
+	[ "$(sed -n 's/.* bytes=\([0-9]*\) .*/\1/p' /tmp/bg.recv)" -gt $((${BG_MIB_MIN:-8} * MIB)) ] || { echo "background flow stalled"; return 1; }
 	ip netns exec peer ethtool -n dmnic1 | grep -q "Total 0 rules" || { echo "rules left behind"; return 1; }
+	wire_faults_report || return 1
 	unload_clean || return 1
 	echo "info: after rmmod: no devmem buffer outstanding"
+}
+
+# The same loop through every fault at once at moderate rates on what
+# dmnic1 receives, the cycles' devmem flows and the background flow alike:
+# 3 cycles (100 in make stress), each validated.
+bind_unbind_loop_faults() {
+	CYCLES=${CYCLES:-$(tier 3 100)} BG_MIB_MIN=1 WIRE_FAULTS="seed=51 ${MODERATE_FAULTS//,/ }" bind_unbind_loop
 }
 
 # Upstream 7.2's HDS sweep (devmem.py check_rx_hds), ncdevmem unmodified:
@@ -395,5 +439,7 @@ run_test devmem/ncdevmem-rs-selftest rs_selftest
 run_test devmem/ncdevmem-rs-sigint-restores rs_sigint_restores
 run_test devmem/bound-queue-guards bound_queue_guards
 run_test devmem/token-exhaustion-recovers token_exhaustion
+run_test devmem/token-exhaustion-under-faults token_exhaustion_faults
 run_test devmem/bind-unbind-loop-under-traffic bind_unbind_loop
+run_test devmem/bind-unbind-loop-under-faults bind_unbind_loop_faults
 exit $GUEST_FAILED
