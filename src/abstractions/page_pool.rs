@@ -109,7 +109,9 @@ impl PagePool {
         fast.pool_size = cfg.size;
         fast.nid = bindings::NUMA_NO_NODE;
         fast.dev = cfg.dma_dev.as_raw();
-        fast.napi = cfg.napi.as_raw();
+        // (No NAPI yet: the pool is its NAPI's from `attach_napi`, so that one
+        // made for a running NAPI and dropped unused, a failed queue restart's,
+        // is destroyed as never its: page_pool_destroy() warns otherwise.)
         fast.dma_dir = bindings::dma_data_direction_DMA_FROM_DEVICE;
         fast.max_len = (kernel::page::PAGE_SIZE << cfg.order) as u32;
         slow.netdev = cfg.netdev.as_raw();
@@ -122,8 +124,8 @@ impl PagePool {
             slow.flags |= bindings::DMN_PP_FLAG_ALLOW_UNREADABLE_NETMEM;
         }
         // SAFETY: `pp` is valid for the call, and the pointers in it are live;
-        // the pool keeps the devices and the NAPI, which its owner keeps alive
-        // and disabled until the pool is gone.
+        // the pool keeps the devices, which its owner keeps alive until the
+        // pool is gone.
         let raw = unsafe { bindings::page_pool_create(&pp) };
         let raw = from_err_ptr(raw)?;
         // INVARIANT: created successfully.
@@ -211,6 +213,27 @@ impl PagePool {
         // is set when it is created, never after.
         let slow = unsafe { &(*self.ptr.as_ptr()).slow };
         (slow.queue_idx, slow.netdev == dev.as_raw())
+    }
+
+    /// Hands the pool to its NAPI, for direct recycling in that NAPI's
+    /// context, when the queue starts on it (as bnxt and fbnic do on a queue
+    /// restart). `_off` proves the NAPI is not polling.
+    pub(crate) fn attach_napi(&self, _off: &super::napi::NapiOff) {
+        let napi = self.napi;
+        #[cfg(dmn_pp_enable_direct)]
+        // SAFETY: the pool is live; its NAPI (the owner's) outlives it.
+        unsafe {
+            bindings::page_pool_enable_direct_recycling(self.ptr.as_ptr(), napi)
+        };
+        #[cfg(not(dmn_pp_enable_direct))]
+        // SAFETY: the pool is live and its NAPI (the owner's, which outlives
+        // it) not polling: the data path reads nothing of it meanwhile; the
+        // write is 7.x's page_pool_enable_direct_recycling() (netlink's dumps
+        // read the field for the NAPI's id: a pointer from NULL to a live
+        // NAPI).
+        unsafe {
+            core::ptr::addr_of_mut!((*self.ptr.as_ptr()).p.napi).write_volatile(napi)
+        };
     }
 
     /// Unlinks the pool from its NAPI, so the pool can be destroyed after that
@@ -327,6 +350,16 @@ impl PagePool {
             dev: self.dev,
             _p: PhantomData,
         })
+    }
+
+    /// As [`Self::pack_next`] (back to back), from the start of a new buffer:
+    /// the current one is left with whatever room it has.
+    pub(crate) fn pack_fresh(&self, owner: NapiOwner<'_>, want: usize) -> Option<PackedRun<'_>> {
+        if owner.as_raw() != self.napi {
+            return None;
+        }
+        self.release_fill();
+        self.pack_next(owner, want, 1)
     }
 
     /// Leaves the buffer being packed: its references not handed to runs go

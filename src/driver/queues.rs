@@ -76,6 +76,8 @@ impl RxState {
     /// `rx/wire.rs`), as on every configuration change.
     pub(crate) fn install(&mut self, mem: QueueMem, off: &NapiOff) -> Option<QueueMem> {
         let old = self.take(off);
+        mem.header.attach_napi(off);
+        mem.payload.attach_napi(off);
         self.mem = Some(mem);
         self.wire.restart();
         old

@@ -159,11 +159,59 @@ pub(crate) struct Profile {
     pub(crate) devmem_rx_since: (u32, u32),
     pub(crate) devmem_rx_before_errno: Errno,
     pub(crate) rx_csum: RxCsum,
-    /// Payloads are packed into the current payload buffer, each starting at
-    /// the next multiple of this many bytes (1: back to back, a payload
-    /// continuing the previous frag of its skb in the same buffer extending
-    /// that frag); `None`: each frame's payload starts a buffer of its own.
-    pub(crate) payload_packing: Option<usize>,
+    /// Where payloads go in the queue's payload buffers.
+    pub(crate) payload_packing: Packing,
+}
+
+/// Where a payload goes in a queue's payload buffers (personalities.rst,
+/// read per driver).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// From the start of a buffer of its own, whose rest stays unused.
+    Own,
+    /// In the current buffer, at the next multiple of this many bytes (1:
+    /// back to back); what does not fit continues in a new buffer. A payload
+    /// continuing the previous frag of its skb in the same buffer extends it.
+    Packed(usize),
+    /// From the start of a new buffer, which later payloads then fill back
+    /// to back (an aggregate's segments after it).
+    Fresh,
+}
+
+/// A personality's payload placement: for a frame alone, a frame that starts
+/// an aggregate (`rx-gro-hw`), and a segment that joins one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Packing {
+    pub(crate) alone: Place,
+    pub(crate) starts_run: Place,
+    pub(crate) merged: Place,
+}
+
+impl Packing {
+    /// Every payload in a buffer of its own.
+    pub(crate) const OWN: Packing = Packing {
+        alone: Place::Own,
+        starts_run: Place::Own,
+        merged: Place::Own,
+    };
+
+    /// Every payload at the next multiple of `align` bytes of the current buffer.
+    pub(crate) const fn packed(align: usize) -> Packing {
+        Packing {
+            alone: Place::Packed(align),
+            starts_run: Place::Packed(align),
+            merged: Place::Packed(align),
+        }
+    }
+
+    /// Where a frame's payload goes: one that starts an aggregate, or alone.
+    pub(crate) fn first(&self, starts_run: bool) -> Place {
+        if starts_run {
+            self.starts_run
+        } else {
+            self.alone
+        }
+    }
 }
 
 impl Personality {
@@ -271,7 +319,7 @@ const STRICT: Profile = Profile {
     devmem_rx_since: (6, 12),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Verify,
-    payload_packing: Some(1),
+    payload_packing: Packing::packed(1),
 };
 
 const GVE: Profile = Profile {
@@ -293,7 +341,7 @@ const GVE: Profile = Profile {
     devmem_rx_since: (6, 15),
     devmem_rx_before_errno: ENODATA,
     rx_csum: RxCsum::Verify,
-    payload_packing: None,
+    payload_packing: Packing::OWN,
 };
 
 const BNXT: Profile = Profile {
@@ -319,7 +367,14 @@ const BNXT: Profile = Profile {
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: ENODATA,
     rx_csum: RxCsum::Verify,
-    payload_packing: None,
+    // __bnxt_rx_agg_netmems(): a packet's payload starts a fresh
+    // aggregation buffer; within a TPA aggregation (EOP off) the hardware
+    // fills buffers back to back, a frag per buffer.
+    payload_packing: Packing {
+        alone: Place::Own,
+        starts_run: Place::Fresh,
+        merged: Place::Packed(1),
+    },
 };
 
 const MLX5: Profile = Profile {
@@ -345,7 +400,15 @@ const MLX5: Profile = Profile {
     devmem_rx_since: (6, 16),
     devmem_rx_before_errno: EOPNOTSUPP,
     rx_csum: RxCsum::Complete,
-    payload_packing: None,
+    // SHAMPO: a packet that starts a session lands at the next 256-byte
+    // stride of the striding buffer (MLX5_MPWRQ_DEF_LOG_STRIDE_SZ), the
+    // session's later segments right after it, merged into the last frag
+    // (mlx5e_add_skb_frag()).
+    payload_packing: Packing {
+        alone: Place::Packed(256),
+        starts_run: Place::Packed(256),
+        merged: Place::Packed(1),
+    },
 };
 
 const FBNIC: Profile = Profile {
@@ -373,7 +436,7 @@ const FBNIC: Profile = Profile {
     rx_csum: RxCsum::Verify,
     // fbnic_add_rx_frag(): payloads share its 4 KiB payload fragments,
     // each charged ALIGN(len, 128).
-    payload_packing: Some(128),
+    payload_packing: Packing::packed(128),
 };
 
 /// fbnic of 6.18 up to 6.18.13: as [`FBNIC`] but for where frames are cut.

@@ -115,7 +115,7 @@ ethtool_limits() {
 
 # Devmem RX, validated (4 MiB each; 64 MiB in make stress), on each
 # personality, as its driver on this kernel allows, its payloads packed
-# where the driver packs them (fbnic); on a kernel older than the driver's devmem support, the binding
+# where the driver packs them (fbnic, mlx5); on a kernel older than the driver's devmem support, the binding
 # is refused with that driver's error.
 devmem_rx_all() {
 	setup_pair || return 1
@@ -131,14 +131,15 @@ devmem_rx_all() {
 			wait $RS_PID || { tail -3 /tmp/pr.out.err; return 1; }
 			check_rs_summary /tmp/pr.out $bytes || return 1
 			grep -q " nic=devmemnic/$p$" /tmp/pr.out || { echo "$p: the summary names another NIC"; return 1; }
-			# fbnic packs payloads into its buffers (at 128 bytes), the
-			# others start each frame's payload in a buffer of its own: off
-			# a page boundary only where a read (ncdevmem-rs reads up to
-			# 800 KiB) ended inside a frag and the next one resumed it.
+			# fbnic packs payloads into its buffers (at 128 bytes), mlx5
+			# into its striding buffer (at 256: a session's start), gve
+			# and bnxt start each frame's payload in a buffer of its own:
+			# off a page boundary only where a read (ncdevmem-rs reads up
+			# to 800 KiB) ended inside a frag and the next one resumed it.
 			local mid reads=$((bytes / 819200 + 1))
 			mid=$(summary_field /tmp/pr.out mid_page_starts)
 			echo "info: $p: $mid of $(summary_field /tmp/pr.out frags) frags start off a page boundary"
-			if [ $p = fbnic ]; then
+			if [ $p = fbnic ] || [ $p = mlx5 ]; then
 				[ "$mid" -gt $((2 * reads)) ] || { echo "$p: payloads not packed"; return 1; }
 			else
 				[ "$mid" -le $reads ] || { echo "$p: payloads off a buffer's start"; return 1; }
@@ -153,6 +154,42 @@ devmem_rx_all() {
 			echo "info: $p: refused on this kernel: $(grep -i "$want" /tmp/pr.out.err | tail -1 | cut -c1-120)"
 		fi
 	done
+}
+
+# Hardware GRO placement, read in each driver: bnxt's TPA fills an
+# aggregation buffer back to back from a fresh one per aggregate, a frag per
+# buffer; mlx5's SHAMPO starts a session at a 256-byte stride and packs its
+# segments after it. Devmem RX of 2 MiB of MSS-sized frames (the sender's
+# TSO off, rx-gro-hw on), validated: segments extended their aggregate's
+# frag on both (well under 724 frags a MiB, one a segment); on bnxt every
+# aggregate starts at a buffer's start (off a page boundary only where a
+# read resumed a frag), on mlx5 most off one.
+gro_hw_placement() {
+	setup_pair || return 1
+	ethtool -K dmnic0 tso off gso off || return 1
+	local p port=5620 bytes=$((2 * 1024 * 1024)) ext0 ext frags mid reads=$((2 * 1024 * 1024 / 819200 + 1)) gp
+	for p in bnxt mlx5; do
+		use_personality $p || return 1
+		devmem_admin $p || return 1
+		ip netns exec peer ethtool -K dmnic1 rx-gro-hw on || return 1
+		ext0=$(rx_sum dmnic1 frags_extended peer) gp=$(rx_sum dmnic1 gro_packets peer)
+		port=$((port + 1))
+		rs_server $port /tmp/pg.out -c 10.9.0.1 -v 7
+		wait_listen $port || { tail -3 /tmp/pg.out.err; return 1; }
+		ncdevmem-rs -s 10.9.0.2 -p $port -v 7 --bytes $bytes >/dev/null 2>/tmp/pg.cli || { cat /tmp/pg.cli; return 1; }
+		wait $RS_PID || { tail -3 /tmp/pg.out.err; return 1; }
+		check_rs_summary /tmp/pg.out $bytes || return 1
+		ext=$(($(rx_sum dmnic1 frags_extended peer) - ext0)) gp=$(($(rx_sum dmnic1 gro_packets peer) - gp))
+		frags=$(summary_field /tmp/pg.out frags) mid=$(summary_field /tmp/pg.out mid_page_starts)
+		echo "info: $p: $gp aggregates, $ext segments extended a frag, $((frags / 2)) frags a MiB, $mid of $frags off a page boundary"
+		[ "$gp" -gt 10 ] && [ "$ext" -gt 0 ] && [ $((frags / 2)) -le 400 ] || { echo "$p: aggregates not packed"; return 1; }
+		if [ $p = bnxt ]; then
+			[ "$mid" -le $reads ] || { echo "$p: an aggregate started inside a buffer"; return 1; }
+		else
+			[ "$mid" -gt $((2 * reads)) ] || { echo "$p: sessions not packed at its strides"; return 1; }
+		fi
+	done
+	unload_clean || return 1
 }
 
 # gve keeps RX queue 0: binding it is refused (ERANGE).
@@ -231,7 +268,7 @@ hds_sweep_old_fbnic() {
 			wait $pid
 			rc=$?
 			echo "info: $p: size $size: ncdevmem -L exit $rc, frames whole $(($(rx_sum dmnic1 below_hds_thresh peer) - lin0)), split $(($(rx_sum dmnic1 hds_packets peer) - hds0))"
-			if [ $p = fbnic ]; then
+			if [ $p = fbnic ] || [ $p = mlx5 ]; then
 				[ $rc = 0 ] || { echo "$p: size $size failed:"; tail -3 /tmp/hs.out; return 1; }
 			else
 				# A frame of up to 128 bytes (66 of headers) stays whole: a
@@ -359,6 +396,7 @@ qstats_all() {
 run_test personality/module-param module_param
 run_test personality/ethtool-limits ethtool_limits
 run_test personality/devmem-rx devmem_rx_all
+run_test personality/gro-hw-placement gro_hw_placement
 run_test personality/gve-queue-0-unbindable gve_queue0
 run_test personality/hello-efault hello_efault
 run_test personality/hds-sweep-old-fbnic hds_sweep_old_fbnic

@@ -241,7 +241,11 @@ lower_faults_under_traffic() {
 # netpoll_basic.py in the two-host topology). 200 kernel messages go out
 # through netconsole on dmn0 while 32 MiB come into dmn0: the stream
 # validated, at least half the messages counted at dmn1's side (UDP to a
-# port nobody listens on: Udp NoPorts), the kernel log clean (vm-run).
+# port nobody listens on: Udp NoPorts), the kernel log clean (vm-run) but
+# for the one warning lockdep kernels give for veth under netpoll: sv0's
+# veth_xmit() hands the frame to its peer with __netif_rx(), which asserts
+# softirq context (lockdep_assert_once), and netpoll runs with interrupts
+# off, as it does for netconsole on a veth itself or on a VLAN over one.
 netconsole_under_traffic() {
 	local t=/sys/kernel/config/netconsole/dmn0 bytes=$((32 * 1024 * 1024)) before after i rpid spid
 	stacked_setup || return 1
@@ -249,22 +253,24 @@ netconsole_under_traffic() {
 	mkdir $t || return 1
 	if ! { echo dmn0 >$t/dev_name && echo 10.10.0.1 >$t/local_ip && echo 10.10.0.2 >$t/remote_ip &&
 		echo 6666 >$t/remote_port && ip netns exec peer cat /sys/class/net/dmn1/address >$t/remote_mac &&
-		echo 1 >$t/enabled; }; then
+		expect_warning __netif_rx && echo 1 >$t/enabled; }; then
+		expect_warning_end
 		rmdir $t
 		return 1
 	fi
 	before=$(udp_noports)
 	dmn-xfer recv 7340 $bytes 9 >/tmp/nc-recv 2>&1 &
 	rpid=$!
-	wait_listen 7340 "" || { kill $rpid; return 1; }
+	wait_listen 7340 "" || { kill $rpid; expect_warning_end; return 1; }
 	ip netns exec peer dmn-xfer send 10.10.0.1 7340 $bytes 9 >/tmp/nc-send 2>&1 &
 	spid=$!
 	for ((i = 0; i < 200; i++)); do echo "devmemnic netconsole test $i" >/dev/kmsg; done
-	wait $spid || { echo "sender: $(cat /tmp/nc-send)"; kill $rpid; return 1; }
-	wait $rpid || { echo "receiver: $(cat /tmp/nc-recv)"; return 1; }
+	wait $spid || { echo "sender: $(cat /tmp/nc-send)"; kill $rpid; expect_warning_end; return 1; }
+	wait $rpid || { echo "receiver: $(cat /tmp/nc-recv)"; expect_warning_end; return 1; }
 	sleep 1
 	after=$(udp_noports)
 	echo 0 >$t/enabled
+	expect_warning_end
 	rmdir $t || return 1
 	echo "info: $(cat /tmp/nc-send); $(cat /tmp/nc-recv); netconsole datagrams at dmn1's side: $((after - before)) of 200"
 	[[ $(cat /tmp/nc-recv) =~ bytes=$bytes\ .*errors=0$ ]] || { echo "receiver saw a bad stream"; return 1; }

@@ -25,7 +25,7 @@ use crate::abstractions::{
 };
 use crate::driver::nic::{GroTable, Held, QueueMem, RxQueue, Slot};
 use crate::logic::gro::{same_flow, AgeLink, AgeOrder, Segment};
-use crate::logic::personality::{FrameShape, Placement};
+use crate::logic::personality::{FrameShape, Place, Placement};
 use kernel::prelude::*;
 
 /// Aggregates a queue can hold at once (upstream's `gro_hw.py` holds 512
@@ -206,16 +206,18 @@ impl RxQueue {
                 return Ok(None);
             }
         }
-        let frags = if profile.payload_packing.is_some() {
-            2
-        } else {
-            1
+        // (A segment joins right after the one before: `Fresh` is for a first.)
+        let packed = match profile.payload_packing.merged {
+            Place::Own => None,
+            Place::Packed(align) => Some(align),
+            Place::Fresh => Some(1),
         };
+        let frags = if packed.is_some() { 2 } else { 1 };
         if payload_len > payload.buf_size() || h.skb.free_frags() < frags {
             return Ok(None);
         }
         let from = seg.header_len();
-        if let Some(align) = profile.payload_packing {
+        if let Some(align) = packed {
             self.packed_merge(ctx, (payload, align), wire, &mut h.skb, from, payload_len)?;
         } else if packs(*devmem, payload_len) {
             self.packed_frag_from(ctx, payload, wire, &mut h.skb, from, payload_len)?;

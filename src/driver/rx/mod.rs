@@ -27,7 +27,7 @@ use crate::logic::gro::{
     TCP_CHECK_OFF,
 };
 use crate::logic::parse::{ip_protocol, parse_prefix, ETH_HLEN};
-use crate::logic::personality::{FrameShape, Placement};
+use crate::logic::personality::{FrameShape, Place, Placement};
 use crate::logic::wire_faults::Decision;
 use core::sync::atomic::Ordering;
 use kernel::prelude::*;
@@ -598,17 +598,15 @@ impl RxQueue {
                 // The whole frame, Ethernet padding included, as a NIC places
                 // it: the stack trims the padding (`pskb_trim_rcsum()`).
                 let end = len;
-                let skb = if starts_run
-                    && mem.profile.payload_packing.is_none()
-                    && packs(mem.devmem, end - head)
-                {
+                let place = mem.profile.payload_packing.first(starts_run);
+                let skb = if starts_run && place == Place::Own && packs(mem.devmem, end - head) {
                     // Packed as merged payload is, so that the aggregate it
                     // starts is charged for what it holds.
                     let mut skb = self.head_from(ctx, &mem.header, wire, peek, head)?;
                     self.packed_frag_from(ctx, &mem.payload, wire, &mut skb, head, end - head)?;
                     skb
                 } else {
-                    self.receive_split(ctx, mem, wire, peek, head, end - head)?
+                    self.receive_split(ctx, mem, wire, peek, (head, end - head), place)?
                 };
                 self.stats.hds_packets.add(1);
                 if mem.devmem {
@@ -750,30 +748,27 @@ impl RxQueue {
         ctx.gro_receive(skb);
     }
 
-    /// Headers into a host fragment (the skb head), payload into payload buffers.
-    /// `peek` is the frame's start, already read.
+    /// Headers into a host fragment (the skb head), payload into payload
+    /// buffers where `place` says. `peek` is the frame's start, already read;
+    /// `(header_len, payload_len)` its two parts.
     fn receive_split(
         &self,
         ctx: &NapiCtx<'_>,
         mem: &QueueMem,
         wire: &Wire<'_>,
         peek: &[u8],
-        header_len: usize,
-        payload_len: usize,
+        (header_len, payload_len): (usize, usize),
+        place: Place,
     ) -> Result<SkBuff, RxError> {
         let mut skb = self.head_from(ctx, &mem.header, wire, peek, header_len)?;
-        if let Some(align) = mem.profile.payload_packing {
-            self.packed_from(
-                ctx,
-                (&mem.payload, align),
-                wire,
-                &mut skb,
-                header_len,
-                payload_len,
-            )?;
-        } else {
-            self.frags_from(ctx, &mem.payload, wire, &mut skb, header_len, payload_len)?;
-        }
+        self.packed_from(
+            ctx,
+            (&mem.payload, place),
+            wire,
+            &mut skb,
+            header_len,
+            payload_len,
+        )?;
         Ok(skb)
     }
 
@@ -840,27 +835,36 @@ impl RxQueue {
         Ok(())
     }
 
-    /// Appends frame bytes `from..from + len` to `skb` packed into `pool`'s
-    /// buffers after the payloads before them (a frag per buffer at most,
-    /// none where they continue the skb's last frag), reading the frame once,
-    /// in order, each run at a multiple of `align` (the personality's
-    /// packing). On an error `skb` may hold part of them: for a new skb only.
+    /// Appends frame bytes `from..from + len` to `skb` in `pool`'s buffers
+    /// where `place` says: buffers of their own, or packed after the
+    /// payloads before them (a frag per buffer at most, none where they
+    /// continue the skb's last frag), reading the frame once, in order, each
+    /// run at a multiple of the placement's alignment. On an error `skb` may
+    /// hold part of them: for a new skb only.
     fn packed_from(
         &self,
         ctx: &NapiCtx<'_>,
-        (pool, align): (&PagePool, usize),
+        (pool, place): (&PagePool, Place),
         wire: &Wire<'_>,
         skb: &mut SkBuff,
         from: usize,
         len: usize,
     ) -> Result<(), RxError> {
+        let (align, mut fresh) = match place {
+            Place::Own => return self.frags_from(ctx, pool, wire, skb, from, len),
+            Place::Packed(align) => (align, false),
+            Place::Fresh => (1, true),
+        };
         let mut off = from;
         let end = from + len;
         let mut src = wire.reader(from)?;
         while off < end {
-            let mut run = pool
-                .pack_next(ctx.owner(), end - off, align)
-                .ok_or(RxError::NoBuffer)?;
+            let run = if core::mem::take(&mut fresh) {
+                pool.pack_fresh(ctx.owner(), end - off)
+            } else {
+                pool.pack_next(ctx.owner(), end - off, align)
+            };
+            let mut run = run.ok_or(RxError::NoBuffer)?;
             let n = run.len();
             run.device_write(&mut src)?;
             self.append_packed(skb, run)?;

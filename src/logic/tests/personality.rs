@@ -3,8 +3,8 @@
 //! Personalities: where each NIC model puts a frame, and the knobs it takes.
 
 use super::personality::{
-    FrameShape, Personality, Placement, RxCsum, EINVAL, ENODATA, EOPNOTSUPP, ERANGE, FBNIC_HDR_MIN,
-    FBNIC_HDR_MIN_6_18, SHORT_FRAME,
+    FrameShape, Packing, Personality, Place, Placement, RxCsum, EINVAL, ENODATA, EOPNOTSUPP,
+    ERANGE, FBNIC_HDR_MIN, FBNIC_HDR_MIN_6_18, SHORT_FRAME,
 };
 use super::Ctx;
 
@@ -172,15 +172,32 @@ fn thresholds_follow_each_drivers_rule(t: &mut Ctx) {
         Placement::Split { head: 140 }
     );
     // Payload packing: strict back to back, fbnic (both releases) at 128
-    // bytes (fbnic_add_rx_frag's ALIGN(len, 128)), the others not at all.
+    // bytes (fbnic_add_rx_frag's ALIGN(len, 128)), mlx5 at its 256-byte
+    // strides with an aggregate's segments back to back, bnxt a buffer per
+    // packet but an aggregate's segments back to back from a fresh one,
+    // gve a buffer per packet.
     for p in Personality::ALL {
         let want = match p {
-            Personality::Strict => Some(1),
-            Personality::Fbnic | Personality::Fbnic618 => Some(128),
-            _ => None,
+            Personality::Strict => Packing::packed(1),
+            Personality::Fbnic | Personality::Fbnic618 => Packing::packed(128),
+            Personality::Mlx5 => Packing {
+                alone: Place::Packed(256),
+                starts_run: Place::Packed(256),
+                merged: Place::Packed(1),
+            },
+            Personality::Bnxt => Packing {
+                alone: Place::Own,
+                starts_run: Place::Fresh,
+                merged: Place::Packed(1),
+            },
+            Personality::Gve => Packing::OWN,
         };
         check_eq!(t, p.profile().payload_packing, want);
     }
+    check_eq!(t, Packing::OWN.first(true), Place::Own);
+    let bnxt = Personality::Bnxt.profile().payload_packing;
+    check_eq!(t, bnxt.first(true), Place::Fresh);
+    check_eq!(t, bnxt.first(false), Place::Own);
     // Everything else as the fixed driver: its limits and refusals.
     let new = Personality::Fbnic.profile();
     check_eq!(
