@@ -41,6 +41,8 @@ static long dmn_kick_net_rx(void *unused)
 		return -ENOMEM;
 	skb->dev = init_net.loopback_dev;
 	skb->protocol = 0;
+	/* (The receive path resets mac_len from it: DEBUG_NET warns if unset.) */
+	skb_reset_mac_header(skb);
 	local_bh_disable();
 	netif_rx(skb);
 	local_bh_enable();
