@@ -159,9 +159,9 @@ class GuardTest(unittest.TestCase):
     def test_guest_only_narrows_what_is_expected(self):
         both = "debug,debug-a,debug-b"
         results = self.run_guard(["TEST devmem/token-exhaustion-recovers PASS"], both,
-                                 only="devmem/token-*")
+                                 only="devmem/token-exhaustion-re*")
         self.assertEqual(results, [("PASS", "devmem/token-exhaustion-recovers", "")])
-        results = self.run_guard([], both, only="@(devmem/token-*|nic/malformed-*)")
+        results = self.run_guard([], both, only="@(devmem/token-exhaustion-re*|nic/malformed-*)")
         self.assertEqual(sorted(r[1] for r in results if r[0] == "FAIL"),
                          ["devmem/token-exhaustion-recovers", "nic/malformed-frames-counted",
                           "nic/malformed-frames-counted-gro-hw"])
