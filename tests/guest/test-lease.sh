@@ -111,7 +111,7 @@ lease_rs_rx() { # devmem|zcrx
 # validated and every token returned, every fault happened, the container's
 # TCP queued out of order, the remote host retransmitted what was lost.
 lease_rs_rx_faults() {
-	local port=5612 q bytes=$(($(tier 4 64) * 1024 * 1024)) spid rc=0 f k v0 v
+	local port=5612 q bytes=$(($(tier 2 64) * 1024 * 1024)) spid rc=0 f k v0 v
 	q=$(lease_setup) || { echo "$q"; return 1; }
 	lease_steer $port || return 1
 	ip netns exec remote ethtool -K dmnic0 tso off gso off || return 1

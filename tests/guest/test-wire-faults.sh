@@ -472,7 +472,7 @@ fault_counts_since() { # label
 devmem_tx_and_zcrx_faults() {
 	setup_pair || return 1
 	ethtool -K dmnic0 tso off gso off || return 1
-	local bytes=$(($(tier 4 256) * MIB)) port=5360 pid dm0 dm
+	local bytes=$(($(tier 2 256) * MIB)) port=5360 pid dm0 dm
 	dm0=$(tx_sum dmnic0 devmem_packets)
 	fault_counts_then
 	rs_server $port /tmp/wtx.out -c 10.9.0.1 -v 7 --wire-faults seed=31,$MODERATE_FAULTS
